@@ -1,0 +1,295 @@
+"""The ``sitemap-crawler`` command: the one place that joins crawler and writer.
+
+Options become a :class:`CrawlConfig`; the crawl's listed records become
+sorted :class:`SitemapEntry` values; the writer publishes them. Every failure
+a user can cause or meet ends as one line on stderr and an exit code:
+
+====  ===========================================================
+code  meaning
+====  ===========================================================
+0     sitemaps written
+1     unexpected error (``--debug`` shows the traceback)
+2     invalid START_URL or option
+3     start URL unreachable, out of scope, disallowed, or no
+      indexable page found (the previous output is kept)
+4     output directory not writable
+130   interrupted (SIGINT/SIGTERM); the previous output is kept
+====  ===========================================================
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Iterator
+from pathlib import Path
+from types import FrameType
+from typing import Any, NoReturn
+
+import anyio
+import click
+
+from crawler.__version__ import __version__
+from crawler.config import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_PAGE_BYTES,
+    DEFAULT_MAX_QUERY_VARIANTS,
+    DEFAULT_MAX_RETRY_AFTER,
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT,
+    DEFAULT_USER_AGENT,
+    CrawlConfig,
+)
+from crawler.engine import crawl
+from crawler.errors import ConfigError, StartUrlError
+from crawler.progress import CrawlDisplay
+from crawler.records import CrawlResult, PageRecord
+from crawler.report import explain_empty, report_json
+from crawler.scope import Scope
+from crawler.urls import normalize_url
+from sitemap_writer import (
+    MAX_SITEMAP_BYTES,
+    MAX_URLS_PER_SITEMAP,
+    InvalidEntry,
+    OutputError,
+    SitemapEntry,
+    SitemapError,
+    ensure_output_dir,
+    normalize_base_url,
+    write_sitemaps,
+)
+
+EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE, EXIT_START_URL, EXIT_OUTPUT = 0, 1, 2, 3, 4
+EXIT_INTERRUPTED = 130
+_NO_ARGS_IS_HELP: type[click.UsageError] = getattr(
+    click.exceptions, "NoArgsIsHelpError", click.exceptions.UsageError
+)
+
+
+class Failure(Exception):
+    """A failure already phrased for the user, with its exit code."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="sitemap-crawler")
+def cli() -> None:
+    """Crawl a website and write the XML sitemaps search engines read."""
+
+
+@cli.command("crawl")
+@click.argument("start_url")
+@click.option("--out", "out_dir", required=True, type=click.Path(path_type=Path),
+              help="Directory to write the sitemaps, index and robots.txt into.")
+@click.option("--prefix", help="Only crawl paths under this prefix "
+              "[default: START_URL's path up to its last '/'].")
+@click.option("--base-url", help="Public URL where --out is served "
+              "[default: scheme://host[:port] + prefix].")
+@click.option("--concurrency", type=int, default=DEFAULT_CONCURRENCY, show_default=True,
+              help="Requests in flight at once (and the connection pool size).")
+@click.option("--timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True,
+              help="Total seconds allowed per request, body included.")
+@click.option("--max-pages", type=int, help="Fetch at most this many URLs.")
+@click.option("--max-depth", type=int, help="Follow links at most this deep (start URL = 0).")
+@click.option("--user-agent", default=DEFAULT_USER_AGENT, show_default=True,
+              help="User-Agent header; its leading token is matched in robots.txt.")
+@click.option("--ignore-robots", is_flag=True, help="Do not fetch or obey robots.txt.")
+@click.option("--max-urls-per-sitemap", type=int, default=MAX_URLS_PER_SITEMAP,
+              show_default=True, help="URLs per shard (1..50000).")
+@click.option("--max-bytes-per-sitemap", type=int, default=MAX_SITEMAP_BYTES,
+              show_default=True, help="Uncompressed bytes per shard (at most 52428800).")
+@click.option("--gzip/--no-gzip", "compressed", default=True, show_default=True,
+              help="Write shards as .xml.gz or plain .xml.")
+@click.option("--report", "report_file", type=click.Path(path_type=Path),
+              help="Write a JSON audit report: every URL seen and why it is or is not listed.")
+@click.option("--max-page-bytes", type=int, default=DEFAULT_MAX_PAGE_BYTES, show_default=True,
+              help="Larger pages (after decompression) are recorded as too large.")
+@click.option("--retries", type=int, default=DEFAULT_RETRIES, show_default=True,
+              help="Retries for timeouts, connection errors, 429 and 5xx.")
+@click.option("--rate", type=float, help="At most this many requests per second.")
+@click.option("--delay", type=float, default=0.0, show_default=True,
+              help="At least this many seconds between request starts.")
+@click.option("--max-retry-after", type=float, default=DEFAULT_MAX_RETRY_AFTER,
+              show_default=True, help="Cap on a server's Retry-After, in seconds.")
+@click.option("--max-query-variants", type=int, default=DEFAULT_MAX_QUERY_VARIANTS,
+              show_default=True, help="Distinct query strings crawled per path.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress and no summary.")
+@click.option("-v", "--verbose", is_flag=True, help="Log every request (URL, status, time).")
+@click.option("--debug", is_flag=True, help="Show tracebacks of unexpected errors.")
+def crawl_command(**options: Any) -> int:
+    """Crawl START_URL and write sitemaps into --out."""
+    return run_crawl(**options)
+
+
+def run_crawl(*, debug: bool, quiet: bool, verbose: bool, **options: Any) -> int:
+    display = CrawlDisplay(quiet=quiet, verbose=verbose)
+    try:
+        with _signals_interrupt():
+            return _crawl_and_write(display, quiet=quiet, **options)
+    except Failure as failure:
+        return _fail(str(failure), failure.code)
+    except KeyboardInterrupt:
+        latest = display.latest
+        done = (f"after {latest.stats.fetched} pages ({latest.stats.listed} listable)"
+                if latest else "before the first page")
+        return _fail(f"interrupted {done}; previous output left untouched", EXIT_INTERRUPTED)
+    except Exception as exc:  # the last line of defence: one line, not a traceback
+        if debug:
+            traceback.print_exc()
+        return _fail(f"unexpected error: {exc!r} (run with --debug for details)",
+                     EXIT_UNEXPECTED)
+
+
+def _crawl_and_write(
+    display: CrawlDisplay,
+    *,
+    quiet: bool,
+    start_url: str,
+    out_dir: Path,
+    base_url: str | None,
+    max_urls_per_sitemap: int,
+    max_bytes_per_sitemap: int,
+    compressed: bool,
+    report_file: Path | None,
+    **crawl_options: Any,
+) -> int:
+    config = _config(start_url, crawl_options)
+    scope = Scope.for_start(config.start_url, config.prefix)
+    base = _base_url(base_url, scope)
+    if not 1 <= max_urls_per_sitemap <= MAX_URLS_PER_SITEMAP:
+        raise Failure(f"--max-urls-per-sitemap must be 1..50000 (got {max_urls_per_sitemap})",
+                      EXIT_USAGE)
+    if not 0 < max_bytes_per_sitemap <= MAX_SITEMAP_BYTES:
+        raise Failure(f"--max-bytes-per-sitemap must be 1..52428800 "
+                      f"(got {max_bytes_per_sitemap})", EXIT_USAGE)
+    try:
+        ensure_output_dir(out_dir)
+        if report_file is not None:
+            ensure_output_dir(report_file.parent if str(report_file.parent) else Path("."))
+    except OutputError as exc:
+        raise Failure(str(exc), EXIT_OUTPUT) from None
+
+    started = time.monotonic()
+    try:
+        with display:
+            result = anyio.run(lambda: crawl(config, on_record=display))
+    except StartUrlError as exc:
+        raise Failure(str(exc), EXIT_START_URL) from None
+    if report_file is not None:
+        _write_atomically(report_file, report_json(result, {"base_url": base}).encode())
+    entries = list(_entries(result.listed()))
+    if not entries:
+        raise Failure(explain_empty(result) + "; previous output kept", EXIT_START_URL)
+    try:
+        written = write_sitemaps(
+            entries, out_dir=out_dir, base_url=base, compressed=compressed,
+            max_urls=max_urls_per_sitemap, max_bytes=max_bytes_per_sitemap,
+            robots_txt=result.robots_txt,
+        )
+    except OutputError as exc:
+        raise Failure(str(exc), EXIT_OUTPUT) from None
+    if not quiet:
+        _summary(display, result, len(written.shards), len(written.published.changed),
+                 time.monotonic() - started, out_dir, written.url_count)
+    return EXIT_OK
+
+
+def _config(start_url: str, options: dict[str, Any]) -> CrawlConfig:
+    try:
+        return CrawlConfig(start_url=start_url, **options)
+    except ConfigError as exc:
+        raise Failure(str(exc), EXIT_USAGE) from None
+
+
+def _base_url(base_url: str | None, scope: Scope) -> str:
+    if base_url is None:
+        return scope.root[: scope.root.rfind("/") + 1]
+    normalized = normalize_url(base_url)
+    try:
+        if normalized is None:
+            raise SitemapError(f"--base-url {base_url!r} must be an absolute http(s) URL")
+        base = normalize_base_url(normalized)
+    except SitemapError as exc:
+        raise Failure(str(exc), EXIT_USAGE) from None
+    if not scope.root.startswith(base):
+        raise Failure(
+            f"--base-url {base} cannot list the crawled URLs under {scope.root}: a sitemap may "
+            "only list URLs under the directory it is served from", EXIT_USAGE)
+    return base
+
+
+def _entries(records: list[PageRecord]) -> Iterator[SitemapEntry]:
+    for record in records:
+        try:
+            yield SitemapEntry(record.url, record.lastmod)
+        except InvalidEntry:
+            continue  # refused rather than published; the report still lists the page
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or Path("."))
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise Failure(f"cannot write report {path}: {exc.strerror}", EXIT_OUTPUT) from None
+
+
+def _summary(display: CrawlDisplay, result: CrawlResult, shards: int, changed: int,
+             elapsed: float, out_dir: Path, listed: int) -> None:
+    stats = result.stats
+    rate = stats.fetched / elapsed if elapsed > 0 else 0.0
+    display.console.print(
+        f"crawled {stats.fetched} pages in {elapsed:.1f}s ({rate:.0f} pages/s): "
+        f"{listed} listed, {stats.fetched - listed} fetched but not listed, "
+        f"{stats.errors} errors, {stats.skipped} skipped; "
+        f"{shards} sitemap file(s) in {out_dir}, {changed} file(s) changed",
+        markup=False,
+    )
+
+
+def _fail(message: str, code: int) -> int:
+    click.echo(f"sitemap-crawler: error: {message}", err=True)
+    return code
+
+
+class _signals_interrupt:
+    """Make SIGTERM stop a crawl the way Ctrl-C does (cron and systemd send it)."""
+
+    def __enter__(self) -> None:
+        self._previous = signal.getsignal(signal.SIGTERM)
+        signal.signal(signal.SIGTERM, self._handle)
+
+    def __exit__(self, *exc_info: object) -> None:
+        signal.signal(signal.SIGTERM, self._previous)
+
+    @staticmethod
+    def _handle(signum: int, frame: FrameType | None) -> NoReturn:
+        raise KeyboardInterrupt
+
+
+def main(argv: list[str] | None = None) -> NoReturn:
+    """Entry point: click's own usage errors, too, become one line and exit 2."""
+    try:
+        code = cli.main(args=argv, prog_name="sitemap-crawler", standalone_mode=False)
+    except _NO_ARGS_IS_HELP as exc:  # bare "sitemap-crawler": show the help, like git does
+        click.echo(exc.ctx.get_help() if exc.ctx else "", err=True)
+        code = EXIT_USAGE
+    except click.UsageError as exc:
+        code = _fail(exc.format_message(), EXIT_USAGE)
+    except click.exceptions.Abort:
+        code = _fail("interrupted", EXIT_INTERRUPTED)
+    except click.ClickException as exc:
+        code = _fail(exc.format_message(), exc.exit_code)
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else EXIT_UNEXPECTED
+    sys.exit(code or 0)

@@ -1,0 +1,102 @@
+"""What a crawl is asked to do, validated once, before anything is fetched.
+
+A bad value is refused here with a message that says how to fix it, so the
+CLI can turn it into exit code 2 and nothing is requested or written.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from crawler.__version__ import __version__
+from crawler.errors import ConfigError
+from crawler.urls import normalize_url
+
+DEFAULT_CONCURRENCY = 8
+DEFAULT_TIMEOUT = 30.0
+DEFAULT_USER_AGENT = f"sitemap-crawler/{__version__} (+https://pypi.org/project/sitemap-crawler/)"
+DEFAULT_MAX_PAGE_BYTES = 10 * 1024 * 1024
+DEFAULT_RETRIES = 2
+DEFAULT_MAX_RETRY_AFTER = 120.0
+DEFAULT_MAX_QUERY_VARIANTS = 1000
+DEFAULT_MAX_REDIRECTS = 10
+# sitemaps.org: a <loc> must be less than 2,048 characters; longer URLs are
+# also the commonest symptom of a crawler trap.
+MAX_URL_LENGTH = 2047
+# A path segment seen more often than this in one URL marks a loop such as
+# /a/b/a/b/a/b/a/b/ built from relative links.
+MAX_SEGMENT_REPEATS = 3
+
+_TOKEN = re.compile(r"[A-Za-z_-]+")
+
+
+def product_token(user_agent: str) -> str:
+    """The robots.txt product token of a User-Agent (RFC 9309 §2.2.1).
+
+    ``sitemap-crawler/0.1 (+url)`` → ``sitemap-crawler``: the leading run of
+    letters, ``_`` and ``-``.
+    """
+    match = _TOKEN.match(user_agent.strip())
+    return match.group(0).lower() if match else ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CrawlConfig:
+    """Every knob of a crawl. Build it with keywords; it checks itself."""
+
+    start_url: str
+    prefix: str | None = None
+    concurrency: int = DEFAULT_CONCURRENCY
+    timeout: float = DEFAULT_TIMEOUT
+    max_pages: int | None = None
+    max_depth: int | None = None
+    user_agent: str = DEFAULT_USER_AGENT
+    ignore_robots: bool = False
+    max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES
+    retries: int = DEFAULT_RETRIES
+    rate: float | None = None
+    delay: float = 0.0
+    max_retry_after: float = DEFAULT_MAX_RETRY_AFTER
+    max_query_variants: int = DEFAULT_MAX_QUERY_VARIANTS
+    max_redirects: int = DEFAULT_MAX_REDIRECTS
+
+    def __post_init__(self) -> None:
+        if normalize_url(self.start_url) is None:
+            raise ConfigError(
+                f"start URL {self.start_url!r} is not an absolute http:// or https:// URL "
+                "(example: https://www.example.com/)"
+            )
+        if self.prefix is not None and not self.prefix.startswith("/"):
+            raise ConfigError(f"--prefix {self.prefix!r} must be a path starting with '/'")
+        _positive("--concurrency", self.concurrency)
+        _positive("--timeout", self.timeout)
+        _positive("--max-page-bytes", self.max_page_bytes)
+        _positive("--max-query-variants", self.max_query_variants)
+        _positive("--max-retry-after", self.max_retry_after)
+        if self.max_pages is not None:
+            _positive("--max-pages", self.max_pages)
+        if self.max_depth is not None and self.max_depth < 0:
+            raise ConfigError(f"--max-depth must be 0 or more (got {self.max_depth})")
+        if self.retries < 0:
+            raise ConfigError(f"--retries must be 0 or more (got {self.retries})")
+        if self.rate is not None:
+            _positive("--rate", self.rate)
+        if self.delay < 0:
+            raise ConfigError(f"--delay must be 0 or more seconds (got {self.delay})")
+        if self.max_redirects < 0:
+            raise ConfigError(f"max_redirects must be 0 or more (got {self.max_redirects})")
+        if not product_token(self.user_agent):
+            raise ConfigError(
+                f"--user-agent {self.user_agent!r} must start with a product token "
+                "such as 'mybot/1.0'"
+            )
+
+    @property
+    def robots_token(self) -> str:
+        return product_token(self.user_agent)
+
+
+def _positive(option: str, value: float) -> None:
+    if not value > 0:
+        raise ConfigError(f"{option} must be greater than 0 (got {value})")

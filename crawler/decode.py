@@ -1,0 +1,70 @@
+"""Bytes → text for HTML, choosing the charset the way browsers do — pure.
+
+Order (HTML Living Standard, "determining the character encoding"): a byte
+order mark, then the ``charset`` of the Content-Type header, then a
+``<meta charset>`` / ``http-equiv`` declaration in the first 1,024 bytes,
+else UTF-8. Decoding never fails: bad bytes become U+FFFD, and NUL bytes are
+replaced too, so nothing downstream (parser, XML writer) sees them.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+_META_CHARSET = re.compile(
+    rb"""<meta[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9_\-:.]+)""", re.IGNORECASE
+)
+# WHATWG Encoding: these labels all mean windows-1252 on the web.
+_WEB_ALIASES = {
+    "iso-8859-1": "cp1252", "iso8859-1": "cp1252", "latin1": "cp1252", "latin-1": "cp1252",
+    "l1": "cp1252", "us-ascii": "cp1252", "ascii": "cp1252", "windows-1252": "cp1252",
+}
+
+
+def charset_from_content_type(content_type: str | None) -> str | None:
+    if not content_type:
+        return None
+    for param in content_type.split(";")[1:]:
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "charset":
+            return value.strip().strip("\"'") or None
+    return None
+
+
+def _codec(label: str | None) -> str | None:
+    if not label:
+        return None
+    label = label.strip().lower()
+    label = _WEB_ALIASES.get(label, label)
+    try:
+        name = codecs.lookup(label).name
+    except LookupError:
+        return None
+    # A page cannot declare UTF-16 in its own ASCII-compatible bytes (HTML spec).
+    return "utf-8" if name.startswith("utf-16") else name
+
+
+def sniff_encoding(body: bytes, content_type: str | None) -> str:
+    for bom, name in _BOMS:
+        if body.startswith(bom):
+            return name
+    header = _codec(charset_from_content_type(content_type))
+    if header:
+        return header
+    match = _META_CHARSET.search(body[:1024])
+    meta = _codec(match.group(1).decode("ascii")) if match else None
+    return meta or "utf-8"
+
+
+def decode_html(body: bytes, content_type: str | None) -> str:
+    encoding = sniff_encoding(body, content_type)
+    text = body.decode(encoding, errors="replace")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.replace("\x00", "\ufffd") if "\x00" in text else text

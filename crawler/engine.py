@@ -1,0 +1,205 @@
+"""The crawl: setup checks, then one coordinator and N workers.
+
+The coordinator task alone owns the frontier, the seen set and the counters;
+workers only fetch and read pages. Jobs go out on one bounded stream and
+outcomes come back on another, and the coordinator never has more jobs out
+than either stream can buffer, so neither side can block the other — the
+circular-channel deadlock of naive crawlers cannot happen. The crawl ends when
+the frontier is empty and nothing is in flight.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+import anyio
+import httpx
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from crawler.config import CrawlConfig
+from crawler.errors import StartUrlError
+from crawler.fetch import Fetcher
+from crawler.frontier import Frontier, Job
+from crawler.page import PageOutcome, read_page, wants_body
+from crawler.records import CrawlResult, PageRecord, SkippedUrl, Verdict
+from crawler.robots import RobotsMode, RobotsPolicy, allow_all, policy_from_response
+from crawler.scope import Scope
+from crawler.urls import normalize_url, resolve_link
+
+ROBOTS_MAX_REDIRECTS = 5
+ProgressCallback = Callable[[PageRecord, CrawlResult], None]
+
+
+async def crawl(
+    config: CrawlConfig,
+    *,
+    on_record: ProgressCallback | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> CrawlResult:
+    """Crawl the site ``config`` describes. Raises only :class:`StartUrlError`."""
+    start = normalize_url(config.start_url)
+    assert start is not None  # CrawlConfig validated it
+    scope = Scope.for_start(start, config.prefix)
+    if not scope.contains(start):
+        raise StartUrlError(f"start URL {start} is outside the scope {scope.root} (see --prefix)")
+    result = CrawlResult(start_url=start)
+    result.stats.started = anyio.current_time()
+    async with Fetcher(config, transport=transport) as fetcher:
+        policy = await _load_robots(fetcher, scope, config, result)
+        if result.robots_error is not None:
+            raise StartUrlError(
+                f"{scope.origin} is unreachable: {result.robots_error} (fetching /robots.txt)"
+            )
+        if not policy.allows(start):
+            why = (
+                f"robots.txt could not be fetched (status {result.robots_status or 'none'}), "
+                "which RFC 9309 treats as 'disallow everything'"
+                if policy.mode is RobotsMode.DISALLOW_ALL
+                else "robots.txt disallows it for our user-agent"
+            )
+            raise StartUrlError(f"start URL {start} is not allowed: {why} (--ignore-robots)")
+        delay = policy.crawl_delay()
+        if delay:
+            fetcher.gate.raise_interval(delay)
+        coordinator = _Coordinator(config, scope, policy, fetcher, result, on_record)
+        first = await coordinator.fetch(Job(start, 0))
+        if first.record.status is None:
+            kind = first.record.error.value if first.record.error else "no answer"
+            raise StartUrlError(f"start URL {start} is unreachable: {kind}")
+        coordinator.frontier.first_sight(start)
+        coordinator.frontier.issued += 1
+        coordinator.accept(Job(start, 0), first)
+        await coordinator.run()
+    result.elapsed = anyio.current_time() - result.stats.started
+    return result
+
+
+async def _load_robots(
+    fetcher: Fetcher, scope: Scope, config: CrawlConfig, result: CrawlResult
+) -> RobotsPolicy:
+    """Fetch ``/robots.txt``, following up to 5 same-origin redirects (RFC 9309 §2.3.1.2)."""
+    token = config.robots_token
+    if config.ignore_robots:
+        return allow_all(token)
+    url = scope.origin + "/robots.txt"
+    for _ in range(ROBOTS_MAX_REDIRECTS + 1):
+        answer = await fetcher.fetch(
+            url, want_body=lambda status, _type: 200 <= status < 300, max_bytes=None
+        )
+        result.robots_status = answer.status
+        if answer.error is not None and answer.status is None:
+            result.robots_error = answer.error.value
+        if answer.status in (301, 302, 303, 307, 308):
+            target = resolve_link(url, answer.location or "")
+            if target is None or not target.startswith(scope.origin + "/"):
+                break  # off-site: treat as unavailable, like a 4xx
+            url = target
+            continue
+        if answer.status is not None and 200 <= answer.status < 300:
+            result.robots_txt = answer.body
+        return policy_from_response(answer.status, answer.body, token)
+    return allow_all(token)
+
+
+class _Coordinator:
+    """Owner of the frontier, the seen set and the counters of one crawl."""
+
+    def __init__(
+        self,
+        config: CrawlConfig,
+        scope: Scope,
+        policy: RobotsPolicy,
+        fetcher: Fetcher,
+        result: CrawlResult,
+        on_record: ProgressCallback | None,
+    ) -> None:
+        self.config = config
+        self.scope = scope
+        self.policy = policy
+        self.fetcher = fetcher
+        self.result = result
+        self.on_record = on_record
+        self.frontier = Frontier(
+            max_depth=config.max_depth,
+            max_pages=config.max_pages,
+            max_query_variants=config.max_query_variants,
+            max_redirects=config.max_redirects,
+        )
+
+    async def fetch(self, job: Job) -> PageOutcome:
+        response = await self.fetcher.fetch(job.url, want_body=wants_body)
+        return read_page(response, job.depth, self.config.robots_token, datetime.now(UTC))
+
+    def consider(self, url: str, depth: int, hops: int = 0) -> None:
+        """Queue a URL found by the crawl, or record why it is not fetched."""
+        frontier = self.frontier
+        if not frontier.first_sight(url):
+            return
+        if not self.scope.contains(url):
+            reason: Verdict | None = self.scope.classify_outside(url)
+        elif not self.policy.allows(url):
+            reason = Verdict.DISALLOWED
+        else:
+            reason = frontier.offer(Job(url, depth, hops))
+        if reason is not None:
+            self.result.skipped.append(SkippedUrl(url, depth, reason))
+            self.result.stats.skipped += 1
+
+    def accept(self, job: Job, outcome: PageOutcome) -> None:
+        record = outcome.record
+        stats = self.result.stats
+        self.result.records.append(record)
+        stats.fetched += 1
+        if record.verdict is Verdict.LISTED:
+            stats.listed += 1
+        elif record.verdict is Verdict.ERROR:
+            stats.errors += 1
+        for target in outcome.siblings:
+            hops = job.hops + 1 if target in (record.redirect_to, record.refresh_to) else 0
+            self.consider(target, job.depth, hops)
+        for link in outcome.links:
+            self.consider(link, job.depth + 1)
+        stats.queued = len(self.frontier)
+        if self.on_record is not None:
+            self.on_record(record, self.result)
+
+    async def run(self) -> None:
+        capacity = self.config.concurrency * 2
+        jobs_tx, jobs_rx = anyio.create_memory_object_stream[Job](capacity)
+        done_tx, done_rx = anyio.create_memory_object_stream[tuple[Job, PageOutcome]](capacity)
+        async with anyio.create_task_group() as group:
+            async with jobs_rx, done_tx:
+                for _ in range(self.config.concurrency):
+                    group.start_soon(self._worker, jobs_rx.clone(), done_tx.clone())
+            await self._coordinate(jobs_tx, done_rx, capacity)
+        for job in self.frontier.drain():
+            self.result.skipped.append(SkippedUrl(job.url, job.depth, Verdict.MAX_PAGES))
+            self.result.stats.skipped += 1
+
+    async def _coordinate(
+        self,
+        jobs_tx: MemoryObjectSendStream[Job],
+        done_rx: MemoryObjectReceiveStream[tuple[Job, PageOutcome]],
+        capacity: int,
+    ) -> None:
+        stats = self.result.stats
+        async with jobs_tx, done_rx:
+            while True:
+                while stats.in_flight < capacity and (job := self.frontier.pop()) is not None:
+                    jobs_tx.send_nowait(job)
+                    stats.in_flight += 1
+                if stats.in_flight == 0:
+                    return
+                job, outcome = await done_rx.receive()
+                stats.in_flight -= 1
+                self.accept(job, outcome)
+
+    async def _worker(
+        self,
+        jobs_rx: MemoryObjectReceiveStream[Job],
+        done_tx: MemoryObjectSendStream[tuple[Job, PageOutcome]],
+    ) -> None:
+        async with jobs_rx, done_tx:
+            async for job in jobs_rx:
+                await done_tx.send((job, await self.fetch(job)))

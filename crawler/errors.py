@@ -1,0 +1,52 @@
+"""Errors of the crawl, and the kinds of failure a single page can have.
+
+Only *setup* failures raise; a page that fails becomes a record carrying an
+:class:`ErrorKind`, so one bad page never stops a crawl. The hierarchy is small
+on purpose, because the CLI maps each class to one documented exit code::
+
+    CrawlerError                 anything the crawler raises on purpose
+    ├── ConfigError              an option is invalid                 (exit 2)
+    └── StartUrlError            start URL unreachable, out of scope,
+        │                        or disallowed by robots.txt          (exit 3)
+        └── NothingIndexable     the crawl ran but found no page to
+                                 list; the message says why           (exit 3)
+
+Interruptions are not errors of ours: the CLI catches ``KeyboardInterrupt``
+and cancellation and exits 130.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class CrawlerError(Exception):
+    """Base of every error the crawler raises deliberately."""
+
+
+class ConfigError(CrawlerError, ValueError):
+    """An option has a value the crawl cannot run with."""
+
+
+class StartUrlError(CrawlerError):
+    """The crawl cannot begin: the start URL is not fetchable for us."""
+
+
+class NothingIndexable(StartUrlError):
+    """The crawl ended without a single page that belongs in a sitemap.
+
+    Publishing an empty sitemap would silently de-list a whole site, so this is
+    an error and the previous output stays in place.
+    """
+
+
+class ErrorKind(enum.Enum):
+    """Why fetching or reading one page failed; the value is shown in reports."""
+
+    TIMEOUT = "timeout"
+    CONNECT = "connect-error"
+    NETWORK = "network-error"
+    TOO_LARGE = "too-large"
+    DECODING = "decoding-error"
+    PROTOCOL = "protocol-error"
+    BAD_REDIRECT = "bad-redirect"

@@ -1,0 +1,107 @@
+"""From an HTTP answer to a :class:`PageRecord` and the URLs it leads to — pure.
+
+This is where "is this page indexable?" is decided (DESIGN.md, "Indexable"):
+final status 200, an HTML content type, no error, not noindex, no meta
+refresh away, and a canonical that is absent or the page's own URL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from crawler.dates import trusted_lastmod
+from crawler.decode import decode_html
+from crawler.errors import ErrorKind
+from crawler.extract import canonical_from_link_headers, extract
+from crawler.fetch import Response
+from crawler.records import PageRecord, Verdict
+from crawler.robots import header_directives
+from crawler.urls import resolve_link
+
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+
+
+def mime_type(content_type: str | None) -> str:
+    return (content_type or "").partition(";")[0].strip().lower()
+
+
+def wants_body(status: int, content_type: str | None) -> bool:
+    """Only 200 HTML answers are worth downloading."""
+    return status == 200 and mime_type(content_type) in HTML_TYPES
+
+
+@dataclass(slots=True)
+class PageOutcome:
+    """A record plus where the crawl may go next from it."""
+
+    record: PageRecord
+    links: list[str] = field(default_factory=list)
+    # redirect, refresh or canonical targets: same depth as the page
+    siblings: list[str] = field(default_factory=list)
+
+
+def judge(record: PageRecord) -> Verdict:
+    """Is this page listed in the sitemap, and if not, why?"""
+    if record.error is not None:
+        return Verdict.ERROR
+    if record.status in REDIRECT_STATUSES:
+        return Verdict.REDIRECT
+    if record.status != 200:
+        return Verdict.NOT_OK
+    if mime_type(record.content_type) not in HTML_TYPES:
+        return Verdict.NOT_HTML
+    if record.refresh_to is not None:
+        return Verdict.REFRESH
+    if record.noindex:
+        return Verdict.NOINDEX
+    if record.canonical is not None and record.canonical != record.url:
+        return Verdict.CANONICALISED
+    return Verdict.LISTED
+
+
+def read_page(response: Response, depth: int, token: str, now: datetime) -> PageOutcome:
+    """Turn one fetched URL into its record and onward URLs."""
+    url = response.url
+    record = PageRecord(
+        url=url,
+        depth=depth,
+        status=response.status,
+        content_type=response.content_type,
+        error=response.error,
+        elapsed=response.elapsed,
+        attempts=response.attempts,
+    )
+    outcome = PageOutcome(record)
+    if response.error is None and response.status is not None:
+        header = header_directives(response.x_robots_tag, token)
+        record.noindex, record.nofollow = header.noindex, header.nofollow
+        record.lastmod = trusted_lastmod(response.last_modified, now)
+        if response.status in REDIRECT_STATUSES:
+            target = resolve_link(url, response.location or "")
+            if target is None:
+                record.error = ErrorKind.BAD_REDIRECT
+            else:
+                record.redirect_to = target
+                outcome.siblings.append(target)
+        elif response.body is not None:
+            _read_html(response, token, outcome)
+    record.verdict = judge(record)
+    return outcome
+
+
+def _read_html(response: Response, token: str, outcome: PageOutcome) -> None:
+    record = outcome.record
+    facts = extract(decode_html(response.body or b"", response.content_type), record.url, token)
+    record.noindex = record.noindex or facts.directives.noindex
+    record.nofollow = record.nofollow or facts.directives.nofollow
+    record.canonical = facts.canonical or canonical_from_link_headers(response.link, record.url)
+    record.refresh_to = facts.refresh_to
+    record.links_found = len(facts.links)
+    if facts.refresh_to is not None:
+        outcome.siblings.append(facts.refresh_to)
+    if record.canonical is not None and record.canonical != record.url:
+        outcome.siblings.append(record.canonical)
+    if not record.nofollow:
+        outcome.links = facts.links

@@ -1,0 +1,45 @@
+"""When the next request to the host may start — the one pacing decision.
+
+Every request passes :meth:`Gate.wait`. The gate spaces request *starts* by
+the larger of ``--delay``, ``1/--rate`` and robots.txt ``Crawl-delay``, and
+adds an adaptive penalty while the server answers 429/503, so a struggling
+server sees the whole crawl slow down, not just one URL retried. The state is
+touched only between awaits on one event loop, so it needs no lock.
+"""
+
+from __future__ import annotations
+
+import anyio
+
+MAX_PENALTY = 30.0
+
+
+class Gate:
+    def __init__(self, *, rate: float | None = None, delay: float = 0.0) -> None:
+        self.interval = max(delay, 1.0 / rate if rate else 0.0)
+        self.penalty = 0.0
+        self._next_start = 0.0
+
+    def raise_interval(self, seconds: float) -> None:
+        """Never start requests closer together than ``seconds`` (Crawl-delay)."""
+        self.interval = max(self.interval, seconds)
+
+    async def wait(self) -> None:
+        spacing = self.interval + self.penalty
+        now = anyio.current_time()
+        if spacing <= 0 and self._next_start <= now:
+            return
+        start = max(now, self._next_start)
+        self._next_start = start + spacing
+        if start > now:
+            await anyio.sleep(start - now)
+
+    def back_off(self, pause: float) -> None:
+        """The server is overloaded: hold every request for ``pause`` s and slow down."""
+        self._next_start = max(self._next_start, anyio.current_time() + pause)
+        self.penalty = min(MAX_PENALTY, max(0.25, self.penalty * 2))
+
+    def recover(self) -> None:
+        """A healthy answer: let the penalty decay towards none."""
+        if self.penalty:
+            self.penalty = self.penalty / 2 if self.penalty > 0.01 else 0.0

@@ -1,0 +1,70 @@
+"""What the user sees while a crawl runs: rich progress, ``-v`` request lines, the summary.
+
+All of it goes to stderr, so stdout stays clean for cron and pipes; the
+live display appears only when stderr is a terminal.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from types import TracebackType
+
+from rich.console import Console
+from rich.live import Live
+from rich.text import Text
+
+from crawler.records import CrawlResult, PageRecord
+
+REFRESH_SECONDS = 0.1
+
+
+class CrawlDisplay:
+    """The ``on_record`` callback of :func:`crawler.crawl`, plus its screen."""
+
+    def __init__(self, *, quiet: bool, verbose: bool, console: Console | None = None) -> None:
+        self.console = console or Console(stderr=True, highlight=False, soft_wrap=True)
+        self.verbose = verbose and not quiet
+        self.live_enabled = not quiet and self.console.is_terminal and sys.stderr.isatty()
+        self._live: Live | None = None
+        self._last_draw = 0.0
+        self.latest: CrawlResult | None = None
+
+    def __enter__(self) -> CrawlDisplay:
+        if self.live_enabled:
+            self._live = Live(Text("starting…"), console=self.console, transient=True,
+                              auto_refresh=False)
+            self._live.__enter__()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._live is not None:
+            self._live.__exit__(exc_type, exc, tb)
+            self._live = None
+
+    def __call__(self, record: PageRecord, result: CrawlResult) -> None:
+        self.latest = result
+        if self.verbose:
+            outcome = str(record.status) if record.error is None else record.error.value
+            self.console.print(
+                f"GET {record.url} {outcome} {record.elapsed * 1000:.0f}ms", markup=False
+            )
+        now = time.monotonic()
+        if self._live is not None and now - self._last_draw >= REFRESH_SECONDS:
+            self._last_draw = now
+            self._live.update(Text(status_line(result)), refresh=True)
+
+
+def status_line(result: CrawlResult) -> str:
+    stats = result.stats
+    elapsed = max(time.monotonic() - stats.started, 1e-6) if stats.started else 0.0
+    rate = stats.fetched / elapsed if elapsed else 0.0
+    return (
+        f"pages {stats.fetched} · queued {stats.queued} · in flight {stats.in_flight} · "
+        f"listed {stats.listed} · errors {stats.errors} · {rate:.0f} pages/s"
+    )

@@ -1,0 +1,100 @@
+"""What a crawl produces — data only, so the writer and the report can trust it.
+
+A :class:`PageRecord` keeps just what the sitemap and the report need (never a
+body), which is what keeps memory flat on large sites.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from crawler.errors import ErrorKind
+
+
+class Verdict(enum.Enum):
+    """Whether a URL is in the sitemap, and if not, why. Values appear in reports."""
+
+    LISTED = "listed"
+    # fetched, but not listed
+    NOT_OK = "status-not-200"
+    REDIRECT = "redirect"
+    REFRESH = "meta-refresh"
+    NOT_HTML = "not-html"
+    NOINDEX = "noindex"
+    CANONICALISED = "canonical-elsewhere"
+    ERROR = "error"
+    # never fetched
+    OUT_OF_SCOPE = "out-of-scope"
+    OTHER_HOST = "other-host-same-site"
+    EXTERNAL = "external"
+    DISALLOWED = "robots-disallowed"
+    MAX_DEPTH = "max-depth"
+    MAX_PAGES = "max-pages"
+    URL_TOO_LONG = "url-too-long"
+    REPEATED_SEGMENT = "repeated-path-segment"
+    QUERY_VARIANTS = "too-many-query-variants"
+    REDIRECT_LIMIT = "redirect-chain-too-long"
+
+
+@dataclass(slots=True)
+class PageRecord:
+    """One fetched URL and what was learnt from it."""
+
+    url: str
+    depth: int
+    status: int | None = None
+    content_type: str | None = None
+    lastmod: datetime | None = None
+    error: ErrorKind | None = None
+    redirect_to: str | None = None
+    refresh_to: str | None = None
+    canonical: str | None = None
+    noindex: bool = False
+    nofollow: bool = False
+    links_found: int = 0
+    elapsed: float = 0.0
+    attempts: int = 1
+    verdict: Verdict = Verdict.ERROR
+
+
+@dataclass(slots=True, frozen=True)
+class SkippedUrl:
+    """A URL the crawl saw but deliberately did not request."""
+
+    url: str
+    depth: int
+    reason: Verdict
+
+
+@dataclass(slots=True)
+class CrawlStats:
+    """Running counters, owned by the coordinator and shown by the progress display."""
+
+    started: float = 0.0
+    fetched: int = 0
+    queued: int = 0
+    in_flight: int = 0
+    listed: int = 0
+    errors: int = 0
+    skipped: int = 0
+
+
+@dataclass(slots=True)
+class CrawlResult:
+    """Everything a finished crawl hands to the CLI."""
+
+    start_url: str
+    records: list[PageRecord] = field(default_factory=list)
+    skipped: list[SkippedUrl] = field(default_factory=list)
+    stats: CrawlStats = field(default_factory=CrawlStats)
+    robots_status: int | None = None
+    robots_txt: bytes | None = None
+    robots_error: str | None = None
+    elapsed: float = 0.0
+
+    def listed(self) -> list[PageRecord]:
+        """The records that belong in the sitemap, sorted by URL."""
+        return sorted((r for r in self.records if r.verdict is Verdict.LISTED),
+                      key=lambda r: r.url)

@@ -1,0 +1,124 @@
+"""The audit report and the explanations a user reads — pure.
+
+The report has one row per URL the crawl saw: fetched pages with their
+status, and URLs it chose not to fetch, each with the reason it is or is not
+in the sitemap. That reason column is what turns "why is my page missing?"
+into a lookup.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from crawler.dates import EARLIEST_TRUSTED
+from crawler.records import CrawlResult, PageRecord, Verdict
+
+REPORT_VERSION = 1
+
+
+def _iso(record: PageRecord) -> str | None:
+    if record.lastmod is None or record.lastmod < EARLIEST_TRUSTED:
+        return None
+    return record.lastmod.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def report_rows(result: CrawlResult) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for record in result.records:
+        row: dict[str, Any] = {
+            "url": record.url,
+            "status": record.status,
+            "depth": record.depth,
+            "lastmod": _iso(record),
+            "listed": record.verdict is Verdict.LISTED,
+            "reason": record.verdict.value,
+        }
+        if record.error is not None:
+            row["error"] = record.error.value
+        if record.redirect_to or record.refresh_to:
+            row["target"] = record.redirect_to or record.refresh_to
+        if record.canonical is not None:
+            row["canonical"] = record.canonical
+        rows.append(row)
+    for skipped in result.skipped:
+        rows.append({
+            "url": skipped.url, "status": None, "depth": skipped.depth, "lastmod": None,
+            "listed": False, "reason": skipped.reason.value,
+        })
+    rows.sort(key=lambda row: row["url"])
+    return rows
+
+
+def totals(result: CrawlResult) -> dict[str, Any]:
+    reasons = Counter(record.verdict.value for record in result.records)
+    reasons.update(skipped.reason.value for skipped in result.skipped)
+    listed = reasons.get(Verdict.LISTED.value, 0)
+    return {
+        "seen": len(result.records) + len(result.skipped),
+        "fetched": len(result.records),
+        "listed": listed,
+        "not_listed": len(result.records) + len(result.skipped) - listed,
+        "errors": reasons.get(Verdict.ERROR.value, 0),
+        "by_reason": dict(sorted(reasons.items())),
+        "elapsed_seconds": round(result.elapsed, 3),
+    }
+
+
+def report_json(result: CrawlResult, extra: dict[str, Any] | None = None) -> str:
+    document = {
+        "version": REPORT_VERSION,
+        "start_url": result.start_url,
+        "robots_txt_status": result.robots_status,
+        "totals": totals(result),
+        **(extra or {}),
+        "urls": report_rows(result),
+    }
+    return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+
+
+def explain_empty(result: CrawlResult) -> str:
+    """Why a crawl found nothing to list, in words a site owner acts on."""
+    by_url = {record.url: record for record in result.records}
+    skipped = {item.url: item.reason for item in result.skipped}
+    url: str | None = result.start_url
+    trail: list[str] = []
+    for _ in range(12):
+        if url is None:
+            break
+        record = by_url.get(url)
+        if record is None:
+            reason = skipped.get(url)
+            trail.append(f"{url} was not crawled ({reason.value if reason else 'unknown'})")
+            break
+        verdict = record.verdict
+        if verdict is Verdict.REDIRECT:
+            trail.append(f"{url} redirects to {record.redirect_to}")
+            url = record.redirect_to
+        elif verdict is Verdict.REFRESH:
+            trail.append(f"{url} meta-refreshes to {record.refresh_to}")
+            url = record.refresh_to
+        elif verdict is Verdict.CANONICALISED:
+            trail.append(f"{url} is canonicalised to {record.canonical}")
+            url = record.canonical
+        elif verdict is Verdict.NOINDEX:
+            trail.append(f"{url} is noindex")
+            break
+        elif verdict is Verdict.ERROR:
+            trail.append(f"{url} failed ({record.error.value if record.error else 'error'})")
+            break
+        elif verdict is Verdict.NOT_OK:
+            trail.append(f"{url} answered HTTP {record.status}")
+            break
+        elif verdict is Verdict.NOT_HTML:
+            trail.append(f"{url} is not HTML ({record.content_type})")
+            break
+        else:
+            break
+    counts = Counter(record.verdict.value for record in result.records)
+    summary = ", ".join(f"{n} {reason}" for reason, n in counts.most_common())
+    return (
+        f"no indexable page found: {'; '.join(trail) or 'start page not listed'} "
+        f"({len(result.records)} fetched: {summary or 'none'})"
+    )

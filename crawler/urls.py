@@ -1,0 +1,207 @@
+"""URL normalisation and link resolution (RFC 3986, RFC 3987) — pure functions.
+
+Every URL the crawler compares, de-duplicates or publishes goes through
+:func:`normalize_url` first, so that one page has exactly one spelling. The
+rules (DESIGN.md, "URLs"):
+
+* only ``http`` and ``https``; scheme and host lower-case; IDNA (UTS #46) host;
+* userinfo and fragment dropped; the scheme's default port dropped;
+* dot-segments removed; an empty path becomes ``/``; an empty query is dropped;
+* percent-escapes upper-cased, escapes of unreserved characters decoded, and
+  every character that may not appear raw (spaces, non-ASCII as UTF-8, ...)
+  percent-encoded, so IRIs become URIs (RFC 3987 §3.1);
+* query parameter order kept: reordering would invent URLs the site never uses.
+
+``urllib.parse.urljoin`` does the reference resolution of RFC 3986 §5.2 (it
+passes every normal and abnormal example of §5.4, taking the
+backward-compatible reading of ``http:g``); everything after that is ours,
+because neither urllib nor ``httpx.URL`` normalises escapes or ports fully.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from functools import lru_cache
+from urllib.parse import urljoin
+
+import idna
+
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+_UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
+_PATH_SAFE = _UNRESERVED | frozenset("!$&'()*+,;=:@/")
+_QUERY_SAFE = _PATH_SAFE | frozenset("?")
+_HEX = frozenset(string.hexdigits)
+# Anything outside these classes (including "%") needs the slow path.
+_PATH_NEEDS_WORK = re.compile(r"[^A-Za-z0-9\-._~!$&'()*+,;=:@/]")
+_QUERY_NEEDS_WORK = re.compile(r"[^A-Za-z0-9\-._~!$&'()*+,;=:@/?]")
+_HOST_OK = re.compile(r"[a-z0-9._\-]+")
+# WHATWG: browsers drop tabs and newlines anywhere in an href, and trim
+# leading/trailing C0 controls and spaces.
+_TAB_NEWLINE = re.compile(r"[\t\n\r]")
+_IGNORED_SCHEMES = ("javascript:", "mailto:", "tel:", "data:")
+
+
+def _encode_char(char: str) -> str:
+    try:
+        raw = char.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: publish U+FFFD instead
+        raw = "\ufffd".encode()
+    return "".join(f"%{byte:02X}" for byte in raw)
+
+
+def normalize_escapes(text: str, safe: frozenset[str]) -> str:
+    """Make percent-encoding canonical (RFC 3986 §6.2.2.1-2, RFC 3987 §3.1)."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        char = text[i]
+        if char == "%":
+            pair = text[i + 1 : i + 3]
+            if len(pair) == 2 and pair[0] in _HEX and pair[1] in _HEX:
+                decoded = chr(int(pair, 16))
+                out.append(decoded if decoded in _UNRESERVED else "%" + pair.upper())
+                i += 3
+                continue
+            out.append("%25")  # a stray "%" is data, not an escape
+        elif char in safe:
+            out.append(char)
+        else:
+            out.append(_encode_char(char))
+        i += 1
+    return "".join(out)
+
+
+def remove_dot_segments(path: str) -> str:
+    """RFC 3986 §5.2.4 for an absolute path."""
+    if "." not in path:
+        return path
+    segments = path.split("/")
+    kept: list[str] = []
+    for segment in segments:
+        if segment == "..":
+            if len(kept) > 1:
+                kept.pop()
+        elif segment != ".":
+            kept.append(segment)
+    if segments[-1] in (".", ".."):
+        kept.append("")
+    result = "/".join(kept)
+    return result if result.startswith("/") else "/" + result
+
+
+def _normalize_host(host: str) -> str | None:
+    if host.startswith("["):
+        # IPv6 literal: only hex digits, colons and dots, compared lower-case.
+        if not host.endswith("]") or not re.fullmatch(r"\[[0-9a-fA-F:.]+\]", host):
+            return None
+        return host.lower()
+    if "%" in host:
+        host = normalize_escapes(host, _UNRESERVED)
+        if "%" in host:
+            return None
+    host = host.lower()
+    if not host.isascii():
+        try:
+            host = idna.encode(host, uts46=True).decode("ascii")
+        except (idna.IDNAError, UnicodeError, ValueError):
+            return None
+    if not host or not _HOST_OK.fullmatch(host) or ".." in host or host.startswith("."):
+        return None
+    return host
+
+
+def _split_authority(authority: str) -> tuple[str, str] | None:
+    """Split ``[userinfo@]host[:port]`` into host and port text (userinfo dropped)."""
+    hostport = authority.rpartition("@")[2]
+    if hostport.startswith("["):
+        end = hostport.find("]")
+        if end < 0:
+            return None
+        host, rest = hostport[: end + 1], hostport[end + 1 :]
+        if rest and not rest.startswith(":"):
+            return None
+        return host, rest[1:]
+    host, _, port = hostport.partition(":")
+    return host, port
+
+
+def normalize_url(url: str) -> str | None:
+    """The one spelling of an absolute http(s) URL, or ``None`` if it is not one."""
+    url = _TAB_NEWLINE.sub("", url).strip("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c"
+                                          "\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18"
+                                          "\x19\x1a\x1b\x1c\x1d\x1e\x1f ")
+    scheme, sep, rest = url.partition(":")
+    if not sep:
+        return None
+    scheme = scheme.lower()
+    if scheme not in DEFAULT_PORTS or not rest.startswith("//"):
+        return None
+    rest = rest[2:].partition("#")[0]
+    # The authority ends at the first "/", "?" (or "#", already cut).
+    end = len(rest)
+    for delim in "/?":
+        pos = rest.find(delim)
+        if 0 <= pos < end:
+            end = pos
+    authority, tail = rest[:end], rest[end:]
+    split = _split_authority(authority)
+    if split is None:
+        return None
+    host = _normalize_host(split[0])
+    if host is None:
+        return None
+    port_text = split[1]
+    port = ""
+    if port_text:
+        if not port_text.isdigit() or not port_text.isascii() or int(port_text) > 65535:
+            return None
+        if int(port_text) != DEFAULT_PORTS[scheme]:
+            port = f":{int(port_text)}"
+    path, _, query = tail.partition("?")
+    if _PATH_NEEDS_WORK.search(path):
+        path = normalize_escapes(path, _PATH_SAFE)
+    path = remove_dot_segments(path) if path else "/"
+    if query and _QUERY_NEEDS_WORK.search(query):
+        query = normalize_escapes(query, _QUERY_SAFE)
+    return f"{scheme}://{host}{port}{path}" + (f"?{query}" if query else "")
+
+
+@lru_cache(maxsize=1 << 16)
+def resolve_link(base: str, href: str) -> str | None:
+    """Resolve an ``href`` found on a page at ``base`` to a normalised URL.
+
+    ``None`` for links that are not web pages (``javascript:``, ``mailto:``,
+    ``tel:``, ``data:``, other schemes) or cannot be parsed. Cached because
+    navigation and footer links repeat on nearly every page of a site.
+    """
+    href = _TAB_NEWLINE.sub("", href).strip(" \x0c\x00")
+    if href[:11].lower().startswith(_IGNORED_SCHEMES):
+        return None
+    try:
+        joined = urljoin(base, href)
+    except ValueError:
+        return None
+    return normalize_url(joined)
+
+
+def origin_of(url: str) -> str:
+    """``scheme://host[:port]`` of a normalised URL."""
+    scheme, _, rest = url.partition("://")
+    return f"{scheme}://{rest.split('/', 1)[0].split('?', 1)[0]}"
+
+
+def path_of(url: str) -> str:
+    """The path of a normalised URL (no query)."""
+    rest = url.partition("://")[2]
+    slash = rest.find("/")
+    return rest[slash:].partition("?")[0] if slash >= 0 else "/"
+
+
+def host_of(url: str) -> str:
+    """The host of a normalised URL, without port or IPv6 brackets."""
+    hostport = url.partition("://")[2].split("/", 1)[0].split("?", 1)[0]
+    if hostport.startswith("["):
+        return hostport[1 : hostport.find("]")]
+    return hostport.partition(":")[0]

@@ -1,0 +1,33 @@
+"""Write Sitemaps 0.9 files: sharded, gzip-compressed, indexed, published atomically.
+
+Knows nothing of HTTP or crawling: give it sorted :class:`SitemapEntry` values.
+"""
+
+from sitemap_writer.entry import (
+    MAX_LOC_LENGTH,
+    MAX_SITEMAP_BYTES,
+    MAX_URLS_PER_SITEMAP,
+    SitemapEntry,
+)
+from sitemap_writer.errors import InvalidEntry, LimitError, OutputError, SitemapError
+from sitemap_writer.index import INDEX_NAME
+from sitemap_writer.publish import ensure_output_dir
+from sitemap_writer.robots_txt import with_sitemap_line
+from sitemap_writer.writer import WriteResult, normalize_base_url, write_sitemaps
+
+__all__ = [
+    "INDEX_NAME",
+    "MAX_LOC_LENGTH",
+    "MAX_SITEMAP_BYTES",
+    "MAX_URLS_PER_SITEMAP",
+    "InvalidEntry",
+    "LimitError",
+    "OutputError",
+    "SitemapEntry",
+    "SitemapError",
+    "WriteResult",
+    "ensure_output_dir",
+    "normalize_base_url",
+    "with_sitemap_line",
+    "write_sitemaps",
+]

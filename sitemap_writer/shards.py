@@ -1,0 +1,102 @@
+"""Streams ``<url>`` elements into numbered shard files.
+
+A shard is closed *before* adding an element would break either limit — the
+URL count or the uncompressed byte size including the XML head and foot —
+so no file ever needs rewriting. Gzip output is deterministic (mtime 0, no
+file name), so an unchanged site gives byte-identical files.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import BinaryIO
+
+from sitemap_writer.entry import SitemapEntry
+from sitemap_writer.errors import LimitError
+from sitemap_writer.serialize import URLSET_FOOT, URLSET_HEAD, url_element
+
+GZIP_LEVEL = 6
+
+
+def shard_name(number: int, *, compressed: bool) -> str:
+    return f"sitemap-{number:05d}.xml" + (".gz" if compressed else "")
+
+
+@dataclass(slots=True)
+class Shard:
+    """A written shard: its file name, how many URLs, bytes before gzip, newest lastmod."""
+
+    name: str
+    count: int = 0
+    size: int = 0
+    newest: datetime | None = None
+
+
+class ShardWriter:
+    """Writes shards into ``directory`` (a staging directory) as entries arrive."""
+
+    def __init__(self, directory: Path, *, compressed: bool, max_urls: int, max_bytes: int):
+        self.directory = directory
+        self.compressed = compressed
+        self.max_urls = max_urls
+        self.max_bytes = max_bytes
+        self.shards: list[Shard] = []
+        self._raw: BinaryIO | None = None
+        self._out: BinaryIO | None = None
+
+    def add(self, entry: SitemapEntry) -> None:
+        element = url_element(entry)
+        if len(URLSET_HEAD) + len(element) + len(URLSET_FOOT) > self.max_bytes:
+            raise LimitError(
+                f"one <url> for {entry.loc[:80]} does not fit in a sitemap of "
+                f"{self.max_bytes} bytes"
+            )
+        shard = self.shards[-1] if self._out is not None else None
+        if (
+            shard is None
+            or shard.count + 1 > self.max_urls
+            or shard.size + len(element) + len(URLSET_FOOT) > self.max_bytes
+        ):
+            shard = self._rotate()
+        assert self._out is not None
+        self._out.write(element)
+        shard.count += 1
+        shard.size += len(element)
+        lastmod = entry.lastmod_utc
+        if lastmod is not None and (shard.newest is None or lastmod > shard.newest):
+            shard.newest = lastmod
+
+    def close(self) -> list[Shard]:
+        self._finish()
+        return self.shards
+
+    def _rotate(self) -> Shard:
+        self._finish()
+        shard = Shard(shard_name(len(self.shards) + 1, compressed=self.compressed))
+        self._raw = open(self.directory / shard.name, "wb")  # noqa: SIM115 (closed in _finish)
+        self._out = (
+            gzip.GzipFile(filename="", mode="wb", fileobj=self._raw, mtime=0,
+                          compresslevel=GZIP_LEVEL)
+            if self.compressed
+            else self._raw
+        )
+        self._out.write(URLSET_HEAD)
+        shard.size = len(URLSET_HEAD)
+        self.shards.append(shard)
+        return shard
+
+    def _finish(self) -> None:
+        if self._out is None or self._raw is None:
+            return
+        self._out.write(URLSET_FOOT)
+        self.shards[-1].size += len(URLSET_FOOT)
+        if self._out is not self._raw:
+            self._out.close()
+        self._raw.flush()
+        os.fsync(self._raw.fileno())
+        self._raw.close()
+        self._out = self._raw = None

@@ -1,0 +1,94 @@
+"""``write_sitemaps``: entries in, a published set of sitemap files out."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sitemap_writer.entry import MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP, SitemapEntry
+from sitemap_writer.errors import InvalidEntry, SitemapError
+from sitemap_writer.index import INDEX_NAME, index_bytes
+from sitemap_writer.publish import Published, publish, staging, write_file
+from sitemap_writer.robots_txt import with_sitemap_line
+from sitemap_writer.shards import Shard, ShardWriter
+
+ROBOTS_NAME = "robots.txt"
+
+
+def normalize_base_url(base_url: str) -> str:
+    """The public directory URL where the files are served, always ending in ``/``.
+
+    ``https://example.com`` → ``https://example.com/``;
+    ``https://example.com/maps/index.html`` → ``https://example.com/maps/``.
+    """
+    scheme, sep, rest = base_url.partition("://")
+    if (
+        scheme.lower() not in ("http", "https")
+        or not sep
+        or not rest
+        or rest[0] in "/?#"
+        or any(char in rest for char in "?# \t\r\n")
+    ):
+        raise SitemapError(f"base URL {base_url!r} must be an absolute http(s) URL")
+    if "/" not in rest:
+        rest += "/"
+    return f"{scheme.lower()}://{rest[: rest.rfind('/') + 1]}"
+
+
+@dataclass(slots=True)
+class WriteResult:
+    """What one ``write_sitemaps`` call produced."""
+
+    index_url: str
+    url_count: int
+    shards: list[Shard] = field(default_factory=list)
+    published: Published = field(default_factory=Published)
+
+
+def write_sitemaps(
+    entries: Iterable[SitemapEntry],
+    *,
+    out_dir: str | Path,
+    base_url: str,
+    compressed: bool = True,
+    max_urls: int = MAX_URLS_PER_SITEMAP,
+    max_bytes: int = MAX_SITEMAP_BYTES,
+    robots_txt: bytes | None = None,
+    write_robots: bool = True,
+) -> WriteResult:
+    """Write shards, the index and robots.txt into ``out_dir``, atomically.
+
+    ``entries`` must be sorted by ``loc`` with no repeats (the caller owns
+    the order; the writer streams and only checks it), and every ``loc`` must
+    sit under ``base_url``'s directory, where the files will be served.
+    """
+    if not 1 <= max_urls <= MAX_URLS_PER_SITEMAP:
+        raise SitemapError(f"max URLs per sitemap must be 1..50000 (got {max_urls})")
+    if not 0 < max_bytes <= MAX_SITEMAP_BYTES:
+        raise SitemapError(f"max bytes per sitemap must be 1..52428800 (got {max_bytes})")
+    base = normalize_base_url(base_url)
+    out = Path(out_dir)
+    with staging(out) as stage:
+        shards = ShardWriter(stage, compressed=compressed, max_urls=max_urls, max_bytes=max_bytes)
+        previous = ""
+        count = 0
+        for entry in entries:
+            if not entry.loc.startswith(base):
+                raise InvalidEntry(f"{entry.loc} is not under the base URL {base}")
+            if entry.loc <= previous:
+                raise InvalidEntry(f"entries must be sorted and unique: {entry.loc}")
+            previous = entry.loc
+            shards.add(entry)
+            count += 1
+        written = shards.close()
+        if not written:
+            raise SitemapError("no URL to write: a sitemap must hold at least one <url>")
+        write_file(stage / INDEX_NAME, index_bytes(written, base))
+        names = [shard.name for shard in written]
+        if write_robots:
+            write_file(stage / ROBOTS_NAME, with_sitemap_line(robots_txt, base + INDEX_NAME))
+            names.append(ROBOTS_NAME)
+        names.append(INDEX_NAME)
+        published = publish(stage, out, names)
+    return WriteResult(base + INDEX_NAME, count, written, published)

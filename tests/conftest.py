@@ -1,0 +1,87 @@
+"""Shared test helpers: run the real CLI, read and validate what it wrote."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+REPO = Path(__file__).resolve().parent.parent
+SCHEMAS = REPO.parent / "shared" / "schemas"
+NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+
+
+@pytest.fixture(autouse=True)
+def _no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests talk to 127.0.0.1 only: never through a proxy from the environment."""
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
+                 "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NO_PROXY", "*")
+
+
+@dataclass
+class CliRun:
+    code: int
+    stdout: str
+    stderr: str
+
+
+def run_cli(*args: str, timeout: float = 90, **popen: object) -> CliRun:
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    env["NO_PROXY"] = "*"
+    done = subprocess.run(
+        [sys.executable, "-m", "crawler", *args],
+        capture_output=True, text=True, timeout=timeout, env=env, cwd=REPO, **popen,  # type: ignore[arg-type]
+    )
+    return CliRun(done.returncode, done.stdout, done.stderr)
+
+
+def _schema(name: str) -> etree.XMLSchema:
+    path = SCHEMAS / f"{name}.xsd"
+    if not path.exists():
+        pytest.skip(f"official XSD not found at {path} (../shared/schemas is absent)")
+    return etree.XMLSchema(etree.parse(str(path)))
+
+
+def read_xml(path: Path) -> bytes:
+    data = path.read_bytes()
+    return gzip.decompress(data) if path.name.endswith(".gz") else data
+
+
+@dataclass
+class Written:
+    index_locs: list[str]
+    urls: list[tuple[str, str | None]]  # (loc, lastmod), in file order across shards
+    shard_counts: list[int]
+
+    @property
+    def locs(self) -> list[str]:
+        return [loc for loc, _ in self.urls]
+
+
+def read_sitemaps(out: Path, base_url: str) -> Written:
+    """Parse and XSD-validate the index and every shard it names."""
+    index_schema, urlset_schema = _schema("siteindex"), _schema("sitemap")
+    index = etree.fromstring((out / "sitemap_index.xml").read_bytes())
+    index_schema.assertValid(index)
+    index_locs = [el.text for el in index.findall("sm:sitemap/sm:loc", NS)]
+    urls: list[tuple[str, str | None]] = []
+    counts: list[int] = []
+    for loc in index_locs:
+        assert loc.startswith(base_url), loc
+        shard = etree.fromstring(read_xml(out / loc[len(base_url):]))
+        urlset_schema.assertValid(shard)
+        entries = shard.findall("sm:url", NS)
+        counts.append(len(entries))
+        for url in entries:
+            lastmod = url.find("sm:lastmod", NS)
+            when = lastmod.text if lastmod is not None else None
+            urls.append((url.find("sm:loc", NS).text, when))
+    return Written(index_locs, urls, counts)

@@ -1,0 +1,201 @@
+"""A real HTTP/1.1 server on 127.0.0.1:0 serving a fixture site, for end-to-end tests.
+
+A site is a folder under ``fixtures/sites/``. Files are served as they are
+(``{{PORT}}`` in a body becomes the server's port, so a page can link to
+``localhost`` on the same port). An optional ``_routes.json`` maps a path
+(with its query, if any) to what to answer instead or in addition::
+
+    {"/old": {"status": 301, "headers": {"Location": "/new"}},
+     "/page.html": {"headers": {"Last-Modified": "Wed, 21 Oct 2015 07:28:00 GMT"}},
+     "/slow": {"behaviour": "drip", "delay": 0.5}}
+
+Every request is logged (method, path, headers, time) so tests can assert
+what was *never* requested. After a crawl, ``overlay`` can point at the
+output directory so the written sitemaps are served back from the same origin.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import mimetypes
+import threading
+import time
+import urllib.parse
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "sites"
+CONTENT_TYPES = {".html": "text/html", ".htm": "text/html", ".txt": "text/plain",
+                 ".xhtml": "application/xhtml+xml", ".pdf": "application/pdf",
+                 ".xml": "application/xml", ".gz": "application/gzip"}
+
+
+@dataclass
+class Hit:
+    method: str
+    path: str
+    headers: dict[str, str]
+    at: float
+
+
+@dataclass
+class SiteServer:
+    root: Path
+    routes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    log: list[Hit] = field(default_factory=list)
+    overlay: Path | None = None
+    port: int = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def paths(self) -> list[str]:
+        return [hit.path for hit in self.log]
+
+    def count(self, path: str) -> int:
+        return sum(1 for hit in self.log if hit.path == path)
+
+
+def _handler(site: SiteServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            site.log.append(Hit("GET", self.path, dict(self.headers), time.monotonic()))
+            route = site.routes.get(self.path) or site.routes.get(self.path.split("?")[0]) or {}
+            if route.get("delay") and route.get("behaviour") != "drip":
+                time.sleep(route["delay"])
+            behaviour = route.get("behaviour")
+            if behaviour:
+                getattr(self, f"_{behaviour}")(route)
+                return
+            status, headers, body = self._resolve(route)
+            self._send(status, headers, body)
+
+        def _resolve(self, route: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
+            headers = dict(route.get("headers", {}))
+            if "body" in route:
+                body = route["body"].encode(route.get("encoding", "utf-8"))
+                return route.get("status", 200), headers, self._ports(body)
+            path = urllib.parse.unquote(self.path.split("?")[0])
+            file = self._file(path)
+            if file is None:
+                if "status" in route:
+                    return route["status"], headers, b""
+                return 404, {"Content-Type": "text/html"}, b"<h1>not found</h1>"
+            headers.setdefault("Content-Type", CONTENT_TYPES.get(
+                file.suffix, mimetypes.guess_type(file.name)[0] or "application/octet-stream"))
+            return route.get("status", 200), headers, self._ports(file.read_bytes())
+
+        def _file(self, path: str) -> Path | None:
+            for base in (site.overlay, site.root):
+                if base is None:
+                    continue
+                candidate = (base / path.lstrip("/")).resolve()
+                if candidate.is_dir():
+                    candidate = candidate / "index.html"
+                if candidate.is_file() and base.resolve() in candidate.parents:
+                    return candidate
+            return None
+
+        def _ports(self, body: bytes) -> bytes:
+            return body.replace(b"{{PORT}}", str(site.port).encode())
+
+        def _send(self, status: int, headers: dict[str, str], body: bytes) -> None:
+            self.send_response(status)
+            for name, value in headers.items():
+                for item in value if isinstance(value, list) else [value]:
+                    self.send_header(name, item)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        # --- hostile behaviours --------------------------------------------
+        def _drip(self, route: dict[str, Any]) -> None:
+            """Send a byte every ``delay`` seconds, forever (bounded by the client)."""
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", "1000000")
+            self.end_headers()
+            try:
+                for _ in range(600):
+                    self.wfile.write(b"<")
+                    self.wfile.flush()
+                    time.sleep(route.get("delay", 0.5))
+            except OSError:
+                pass
+            self.close_connection = True
+
+        def _huge(self, route: dict[str, Any]) -> None:
+            size = route.get("size", 20 * 1024 * 1024)
+            chunk = b"<p>" + b"x" * 65533
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(size))
+            self.end_headers()
+            try:
+                sent = 0
+                while sent < size:
+                    part = chunk[: size - sent]
+                    self.wfile.write(part)
+                    sent += len(part)
+            except OSError:
+                pass
+            self.close_connection = True
+
+        def _gzip_bomb(self, route: dict[str, Any]) -> None:
+            body = gzip.compress(b"<p>" + b"\0" * route.get("size", 200 * 1024 * 1024), 9)
+            self._send(200, {"Content-Type": "text/html", "Content-Encoding": "gzip"}, body)
+
+        def _reset(self, route: dict[str, Any]) -> None:
+            """Promise a body, send half, then drop the connection."""
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", "10000")
+            self.end_headers()
+            self.wfile.write(b"<html><body>" + b"y" * 1000)
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.shutdown(2)
+
+        def _sequence(self, route: dict[str, Any]) -> None:
+            """Answer the n-th request with the n-th step (the last one repeats)."""
+            steps = route["steps"]
+            n = sum(1 for hit in site.log if hit.path == self.path) - 1
+            step = steps[min(n, len(steps) - 1)]
+            status, headers, body = self._resolve(step)
+            self._send(status, headers, body)
+
+    return Handler
+
+
+class RunningServer:
+    """Context manager: serve ``site`` on a free loopback port in a thread."""
+
+    def __init__(self, site: str | Path, routes: dict[str, dict[str, Any]] | None = None):
+        root = Path(site) if isinstance(site, Path) else FIXTURES / site
+        table: dict[str, dict[str, Any]] = {}
+        routes_file = root / "_routes.json"
+        if routes_file.exists():
+            table.update(json.loads(routes_file.read_text()))
+        table.update(routes or {})
+        self.site = SiteServer(root=root, routes=table)
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self.site))
+        self._server.daemon_threads = True
+        self.site.port = self._server.server_address[1]
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def __enter__(self) -> SiteServer:
+        self._thread.start()
+        return self.site
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
