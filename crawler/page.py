@@ -79,7 +79,8 @@ def read_page(response: Response, depth: int, token: str, now: datetime) -> Page
         record.noindex, record.nofollow = header.noindex, header.nofollow
         record.lastmod = trusted_lastmod(response.last_modified, now)
         if response.status in REDIRECT_STATUSES:
-            target = resolve_link(url, response.location or "")
+            location = (response.location or "").strip()
+            target = resolve_link(url, location) if location else None
             if target is None:
                 record.error = ErrorKind.BAD_REDIRECT
             else:

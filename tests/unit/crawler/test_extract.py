@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from crawler.decode import decode_html
+from crawler.extract import canonical_from_link_headers, extract
+
+PAGE = "http://h/dir/page.html"
+
+
+def links(html: str) -> list[str]:
+    return extract(html, PAGE, "sitemap-crawler").links
+
+
+@pytest.mark.parametrize(("html", "expected"), [
+    ('<a href="a.html">', ["http://h/dir/a.html"]),
+    ('<a href="  /b  ">', ["http://h/b"]),
+    ('<a href="x#frag">', ["http://h/dir/x"]),
+    ('<map><area href="/area"></map>', ["http://h/area"]),
+    ('<a href="javascript:x()"></a><a href="mailto:a@b"><a href="tel:1"><a href="data:,x">', []),
+    ('<a href="/n" rel="NoFollow">', []),
+    ('<a href="/u" rel="ugc">', ["http://h/u"]),
+    ('<a>no href</a><link href="/style.css">', []),
+    ('<base href="/other/"><a href="c">', ["http://h/other/c"]),
+    ('<base href="javascript:x"><a href="c">', ["http://h/dir/c"]),
+    ('<a href="/d"></a><a href="/d#x"></a>', ["http://h/d"]),
+])
+def test_links(html: str, expected: list[str]) -> None:
+    assert links(html) == expected
+
+
+def test_rel_nofollow_links_are_counted_not_returned() -> None:
+    facts = extract('<a href="/a" rel="nofollow">x</a><a href="/b">', PAGE, "bot")
+    assert facts.links == ["http://h/b"]
+    assert facts.nofollow_links == 1
+
+
+@pytest.mark.parametrize(("head", "canonical"), [
+    ('<link rel="canonical" href="/c">', "http://h/c"),
+    ('<link rel="Canonical" href="page.html">', PAGE),
+    ('<link rel="canonical" href="/a"><link rel="canonical" href="/b">', None),
+    ('<link rel="canonical" href="/a"><link rel="canonical" href="/a">', "http://h/a"),
+    ('<link rel="alternate" href="/a">', None),
+])
+def test_canonical(head: str, canonical: str | None) -> None:
+    html = f"<html><head>{head}</head><body></body></html>"
+    assert extract(html, PAGE, "bot").canonical == canonical
+
+
+def test_meta_robots_for_us_and_for_all() -> None:
+    ours = extract('<meta name="sitemap-crawler" content="noindex">', PAGE, "sitemap-crawler")
+    other = extract('<meta name="googlebot" content="noindex">', PAGE, "sitemap-crawler")
+    assert ours.directives.noindex
+    assert not other.directives.noindex
+
+
+@pytest.mark.parametrize(("content", "refresh", "link"), [
+    ("0; url=/t", "http://h/t", None),
+    ("0;URL='/t'", "http://h/t", None),
+    ("0, /t", "http://h/t", None),
+    ("5; url=/later", None, "http://h/later"),
+    ("30", None, None),
+])
+def test_meta_refresh(content: str, refresh: str | None, link: str | None) -> None:
+    facts = extract(f'<meta http-equiv="Refresh" content="{content}">', PAGE, "bot")
+    assert facts.refresh_to == refresh
+    assert facts.links == ([link] if link else [])
+
+
+@pytest.mark.parametrize(("values", "expected"), [
+    (['<https://h/c>; rel="canonical"'], "https://h/c"),
+    (["</rel>; rel=canonical"], "http://h/rel"),
+    (['<https://h/n>; rel="next", <https://h/c>; rel="canonical"'], "https://h/c"),
+    (['<https://h/a>; rel="alternate"'], None),
+])
+def test_link_header_canonical(values: list[str], expected: str | None) -> None:
+    assert canonical_from_link_headers(values, PAGE) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=2000))
+def test_arbitrary_bytes_never_raise(body: bytes) -> None:
+    facts = extract(decode_html(body, "text/html"), PAGE, "bot")
+    assert all(link.startswith("http") for link in facts.links)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(max_size=300))
+def test_arbitrary_hrefs_never_raise(href: str) -> None:
+    escaped = href.replace("&", "&amp;").replace('"', "&quot;")
+    facts = extract(f'<a href="{escaped}">x</a>', PAGE, "bot")
+    assert len(facts.links) <= 1

@@ -1,0 +1,75 @@
+"""The indexability decision, as a table over the facts of one answer."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from crawler.errors import ErrorKind
+from crawler.fetch import Response
+from crawler.page import read_page, wants_body
+from crawler.records import Verdict
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+URL = "http://h/p"
+
+
+def page(body: str = "", status: int = 200, content_type: str = "text/html",
+         **headers: object) -> Response:
+    return Response(url=URL, status=status, content_type=content_type,
+                    body=body.encode() if status == 200 else None, **headers)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("response", "verdict"), [
+    (page("<p>ok"), Verdict.LISTED),
+    (page("<p>ok", content_type="application/xhtml+xml; charset=utf-8"), Verdict.LISTED),
+    (page('<link rel="canonical" href="/p">'), Verdict.LISTED),
+    (page('<link rel="canonical" href="http://H:80/p#top">'), Verdict.LISTED),
+    (page('<link rel="canonical" href="/q">'), Verdict.CANONICALISED),
+    (page('<meta name="robots" content="noindex">'), Verdict.NOINDEX),
+    (page('<meta name="robots" content="none">'), Verdict.NOINDEX),
+    (page("", x_robots_tag=["noindex"]), Verdict.NOINDEX),
+    (page('<meta http-equiv="refresh" content="0;url=/x">'), Verdict.REFRESH),
+    (page(status=404), Verdict.NOT_OK),
+    (page(status=301, location="/x"), Verdict.REDIRECT),
+    (page(status=301), Verdict.ERROR),
+    (page("%PDF", content_type="application/pdf"), Verdict.NOT_HTML),
+    (Response(url=URL, error=ErrorKind.TIMEOUT), Verdict.ERROR),
+    (Response(url=URL, status=200, content_type="text/html", error=ErrorKind.TOO_LARGE),
+     Verdict.ERROR),
+])
+def test_verdict(response: Response, verdict: Verdict) -> None:
+    assert read_page(response, 0, "bot", NOW).record.verdict is verdict
+
+
+def test_nofollow_page_is_listed_but_leads_nowhere() -> None:
+    outcome = read_page(page('<meta name="robots" content="nofollow"><a href="/x">'), 0, "b", NOW)
+    assert outcome.record.verdict is Verdict.LISTED
+    assert outcome.links == []
+
+
+def test_noindex_page_still_leads_on() -> None:
+    outcome = read_page(page('<meta name="robots" content="noindex"><a href="/x">'), 0, "b", NOW)
+    assert outcome.links == ["http://h/x"]
+
+
+def test_redirect_and_canonical_targets_are_siblings() -> None:
+    assert read_page(page(status=302, location="/t"), 3, "b", NOW).siblings == ["http://h/t"]
+    canon = read_page(page('<link rel="canonical" href="/c">'), 3, "b", NOW)
+    assert canon.siblings == ["http://h/c"]
+
+
+def test_lastmod_from_header_only() -> None:
+    with_header = read_page(page("x", last_modified="Wed, 21 Oct 2015 07:28:00 GMT"), 0, "b", NOW)
+    assert with_header.record.lastmod == datetime(2015, 10, 21, 7, 28, tzinfo=UTC)
+    assert read_page(page("x"), 0, "b", NOW).record.lastmod is None
+
+
+@pytest.mark.parametrize(("status", "content_type", "wanted"), [
+    (200, "text/html; charset=utf-8", True), (200, "application/xhtml+xml", True),
+    (200, "application/pdf", False), (404, "text/html", False), (200, None, False),
+])
+def test_only_html_200_bodies_are_downloaded(status: int, content_type: str | None,
+                                              wanted: bool) -> None:
+    assert wants_body(status, content_type) is wanted

@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import pytest
+
+from crawler.records import Verdict
+from crawler.scope import Scope, default_prefix
+
+
+@pytest.mark.parametrize(("start", "prefix"), [
+    ("http://h/", "/"), ("http://h/docs/index.html", "/docs/"), ("http://h/docs", "/"),
+    ("http://h/a/b/", "/a/b/"),
+])
+def test_default_prefix_is_start_path_up_to_last_slash(start: str, prefix: str) -> None:
+    assert default_prefix(start) == prefix
+
+
+SCOPE = Scope.for_start("https://www.example.com/docs/", None)
+
+
+@pytest.mark.parametrize(("url", "inside"), [
+    ("https://www.example.com/docs/", True),
+    ("https://www.example.com/docs/a/b?c=1", True),
+    ("https://www.example.com/docs", False),
+    ("https://www.example.com/docs-old/", False),
+    ("https://www.example.com/", False),
+    ("http://www.example.com/docs/", False),
+    ("https://www.example.com:8443/docs/", False),
+    ("https://example.com/docs/", False),
+    ("https://www.example.com.evil.net/docs/", False),
+])
+def test_scope_contains(url: str, inside: bool) -> None:
+    assert SCOPE.contains(url) is inside
+
+
+def test_prefix_without_slash_admits_whole_segments_only() -> None:
+    scope = Scope.for_start("http://h/docs/x", "/docs")
+    assert scope.contains("http://h/docs")
+    assert scope.contains("http://h/docs/a")
+    assert scope.contains("http://h/docs?x=1")
+    assert not scope.contains("http://h/docs-old")
+
+
+def test_explicit_default_port_is_the_same_scope() -> None:
+    scope = Scope.for_start("https://h:443/", None)
+    assert scope.contains("https://h/x")
+
+
+@pytest.mark.parametrize(("url", "verdict"), [
+    ("https://www.example.com/blog/", Verdict.OUT_OF_SCOPE),
+    ("https://blog.example.com/", Verdict.OTHER_HOST),
+    ("https://www.example.com:8443/docs/", Verdict.OTHER_HOST),
+    ("https://other.org/", Verdict.EXTERNAL),
+])
+def test_outside_urls_are_classified(url: str, verdict: Verdict) -> None:
+    assert SCOPE.classify_outside(url) is verdict
+
+
+def test_co_uk_is_a_public_suffix_offline() -> None:
+    scope = Scope.for_start("https://www.shop.co.uk/", None)
+    assert scope.classify_outside("https://other.co.uk/") is Verdict.EXTERNAL
+    assert scope.classify_outside("https://blog.shop.co.uk/") is Verdict.OTHER_HOST

@@ -1,0 +1,109 @@
+"""URL resolution and normalisation: RFC 3986 §5.4 and the normalisation rules of DESIGN.md."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from crawler.urls import normalize_url, remove_dot_segments, resolve_link
+
+BASE = "http://a/b/c/d;p?q"
+
+# RFC 3986 §5.4.1 normal examples and §5.4.2 abnormal examples. Results are
+# shown normalised: fragments dropped, non-http schemes rejected (None), and
+# "//g" given its empty path "/" (§6.2.3).
+RFC3986_EXAMPLES = [
+    ("g:h", None), ("g", "http://a/b/c/g"), ("./g", "http://a/b/c/g"),
+    ("g/", "http://a/b/c/g/"), ("/g", "http://a/g"), ("//g", "http://g/"),
+    ("?y", "http://a/b/c/d;p?y"), ("g?y", "http://a/b/c/g?y"), ("#s", "http://a/b/c/d;p?q"),
+    ("g#s", "http://a/b/c/g"), ("g?y#s", "http://a/b/c/g?y"), (";x", "http://a/b/c/;x"),
+    ("g;x", "http://a/b/c/g;x"), ("g;x?y#s", "http://a/b/c/g;x?y"), ("", "http://a/b/c/d;p?q"),
+    (".", "http://a/b/c/"), ("./", "http://a/b/c/"), ("..", "http://a/b/"),
+    ("../", "http://a/b/"), ("../g", "http://a/b/g"), ("../..", "http://a/"),
+    ("../../", "http://a/"), ("../../g", "http://a/g"),
+    # abnormal
+    ("../../../g", "http://a/g"), ("../../../../g", "http://a/g"), ("/./g", "http://a/g"),
+    ("/../g", "http://a/g"), ("g.", "http://a/b/c/g."), (".g", "http://a/b/c/.g"),
+    ("g..", "http://a/b/c/g.."), ("..g", "http://a/b/c/..g"), ("./../g", "http://a/b/g"),
+    ("./g/.", "http://a/b/c/g/"), ("g/./h", "http://a/b/c/g/h"), ("g/../h", "http://a/b/c/h"),
+    ("g;x=1/./y", "http://a/b/c/g;x=1/y"), ("g;x=1/../y", "http://a/b/c/y"),
+    ("g?y/./x", "http://a/b/c/g?y/./x"), ("g?y/../x", "http://a/b/c/g?y/../x"),
+    ("g#s/./x", "http://a/b/c/g"), ("g#s/../x", "http://a/b/c/g"),
+    # §5.4.2 allows either reading of "http:g"; we take the backward-compatible one.
+    ("http:g", "http://a/b/c/g"),
+]
+
+
+@pytest.mark.parametrize(("href", "expected"), RFC3986_EXAMPLES)
+def test_rfc3986_reference_resolution(href: str, expected: str | None) -> None:
+    assert resolve_link(BASE, href) == expected
+
+
+NORMALISATION = [
+    ("HTTP://Example.COM:80/a", "http://example.com/a"),
+    ("https://example.com:443", "https://example.com/"),
+    ("http://example.com:8080/", "http://example.com:8080/"),
+    ("http://user:pass@example.com/x", "http://example.com/x"),
+    ("http://example.com/%7euser/%7Efoo", "http://example.com/~user/~foo"),
+    ("http://example.com/a%2fb%3a", "http://example.com/a%2Fb%3A"),
+    ("http://example.com/a/./b/../c", "http://example.com/a/c"),
+    ("http://example.com/caf\u00e9?q=\u00e9", "http://example.com/caf%C3%A9?q=%C3%A9"),
+    ("http://b\u00fccher.example/", "http://xn--bcher-kva.example/"),
+    ("http://example.com/a b", "http://example.com/a%20b"),
+    ("http://example.com/100%", "http://example.com/100%25"),
+    ("http://example.com/?b=2&a=1", "http://example.com/?b=2&a=1"),
+    ("http://example.com/x?", "http://example.com/x"),
+    ("http://example.com/x#frag", "http://example.com/x"),
+    ("http://[::1]:8080/x", "http://[::1]:8080/x"),
+    ("  http://example.com/\n", "http://example.com/"),
+    ("ftp://example.com/", None),
+    ("mailto:someone@example.com", None),
+    ("http://exa mple.com/", None),
+    ("http://example.com:99999/", None),
+    ("http://example.com:12a/", None),
+    ("http:///path", None),
+    ("/relative", None),
+]
+
+
+@pytest.mark.parametrize(("raw", "expected"), NORMALISATION)
+def test_normalisation_rules(raw: str, expected: str | None) -> None:
+    assert normalize_url(raw) == expected
+
+
+def test_httpx_gaps_are_covered() -> None:
+    """httpx.URL keeps ':80' after an upper-case scheme and leaves '%7e' alone; we do not."""
+    assert normalize_url("HTTP://h:80/%7e") == "http://h/~"
+
+
+@pytest.mark.parametrize("href", ["javascript:void(0)", " JavaScript:x", "mailto:a@b", "tel:1",
+                                  "data:text/html,x", "ftp://h/"])
+def test_non_page_links_are_ignored(href: str) -> None:
+    assert resolve_link("http://h/", href) is None
+
+
+@pytest.mark.parametrize(("path", "expected"), [
+    ("/a/b/c/./../../g", "/a/g"), ("/mid/content=5/../6", "/mid/6"), ("/..", "/"),
+    ("/a/..", "/"), ("/a/.", "/a/"), ("/./", "/"),
+])
+def test_remove_dot_segments(path: str, expected: str) -> None:
+    assert remove_dot_segments(path) == expected
+
+
+@given(st.text(max_size=200))
+def test_normalisation_is_idempotent_and_yields_absolute_uris(tail: str) -> None:
+    for candidate in (tail, "http://example.com/" + tail, "https://h.example:8443" + tail):
+        once = normalize_url(candidate)
+        if once is None:
+            continue
+        assert normalize_url(once) == once
+        assert once.startswith(("http://", "https://"))
+        assert once.isascii()
+        assert not any(char in once for char in ' <>"{}|\\^`#')
+
+
+@given(st.text(max_size=100), st.text(max_size=100))
+def test_resolve_link_never_raises(base_tail: str, href: str) -> None:
+    result = resolve_link("http://example.com/" + base_tail.replace("\x00", ""), href)
+    assert result is None or normalize_url(result) == result
