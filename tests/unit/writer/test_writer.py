@@ -1,0 +1,132 @@
+"""write_sitemaps: index, robots.txt line, atomic publishing."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+import sitemap_writer.writer as writer_module
+from sitemap_writer import (
+    InvalidEntry,
+    OutputError,
+    SitemapEntry,
+    SitemapError,
+    normalize_base_url,
+    with_sitemap_line,
+    write_sitemaps,
+)
+
+BASE = "https://www.example.com/"
+
+
+def entries(n: int) -> list[SitemapEntry]:
+    return [SitemapEntry(f"{BASE}p{i:04d}", datetime(2024, 1, 1 + i % 28, tzinfo=UTC))
+            for i in range(n)]
+
+
+@pytest.mark.parametrize(("raw", "base"), [
+    ("https://www.example.com", "https://www.example.com/"),
+    ("https://www.example.com/maps/", "https://www.example.com/maps/"),
+    ("https://www.example.com/maps/index.html", "https://www.example.com/maps/"),
+    ("HTTP://h:8080/x/", "http://h:8080/x/"),
+])
+def test_base_url(raw: str, base: str) -> None:
+    assert normalize_base_url(raw) == base
+
+
+@pytest.mark.parametrize("raw", ["ftp://h/", "/maps/", "https://h/?q", "https://"])
+def test_bad_base_url(raw: str) -> None:
+    with pytest.raises(SitemapError):
+        normalize_base_url(raw)
+
+
+@pytest.mark.parametrize(("robots", "expected"), [
+    (None, b"Sitemap: https://h/sitemap_index.xml\n"),
+    (b"", b"Sitemap: https://h/sitemap_index.xml\n"),
+    (b"User-agent: *\nDisallow:", b"User-agent: *\nDisallow:\n\nSitemap: https://h/sitemap_index.xml\n"),
+    (b"User-agent: *\r\n", b"User-agent: *\r\n\nSitemap: https://h/sitemap_index.xml\n"),
+    (b"sitemap: https://h/sitemap_index.xml\nUser-agent: *\n",
+     b"sitemap: https://h/sitemap_index.xml\nUser-agent: *\n"),
+    (b"Sitemap: https://h/other.xml\n",
+     b"Sitemap: https://h/other.xml\n\nSitemap: https://h/sitemap_index.xml\n"),
+    (b"Sitemap: https://h/sitemap_index.xml\nSitemap: https://h/sitemap_index.xml\n",
+     b"Sitemap: https://h/sitemap_index.xml\n"),
+])
+def test_sitemap_line(robots: bytes | None, expected: bytes) -> None:
+    url = "https://h/sitemap_index.xml"
+    assert with_sitemap_line(robots, url) == expected
+    assert with_sitemap_line(expected, url) == expected  # idempotent
+
+
+def test_writes_index_shards_and_robots(tmp_path: Path) -> None:
+    result = write_sitemaps(entries(5), out_dir=tmp_path, base_url=BASE, max_urls=2,
+                            robots_txt=b"User-agent: *\nDisallow: /x\n")
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["robots.txt", "sitemap-00001.xml.gz", "sitemap-00002.xml.gz",
+                     "sitemap-00003.xml.gz", "sitemap_index.xml"]
+    assert result.url_count == 5
+    index = (tmp_path / "sitemap_index.xml").read_text()
+    assert index.count("<sitemap>") == 3
+    assert f"<loc>{BASE}sitemap-00002.xml.gz</loc><lastmod>2024-01-04T00:00:00Z</lastmod>" in index
+
+
+def test_unsorted_duplicate_or_foreign_entries_are_refused(tmp_path: Path) -> None:
+    for bad in ([SitemapEntry(BASE + "b"), SitemapEntry(BASE + "a")],
+                [SitemapEntry(BASE + "a"), SitemapEntry(BASE + "a")],
+                [SitemapEntry("https://other.example.com/a")]):
+        with pytest.raises(InvalidEntry):
+            write_sitemaps(bad, out_dir=tmp_path, base_url=BASE)
+    assert list(tmp_path.iterdir()) == []  # nothing published, no staging left
+
+
+def test_nothing_to_write_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(SitemapError):
+        write_sitemaps([], out_dir=tmp_path, base_url=BASE)
+
+
+def test_second_run_prunes_stale_shards_and_keeps_unchanged_files(tmp_path: Path) -> None:
+    write_sitemaps(entries(6), out_dir=tmp_path, base_url=BASE, max_urls=2)
+    first_shard = tmp_path / "sitemap-00001.xml.gz"
+    os.utime(first_shard, (1_000_000, 1_000_000))
+    result = write_sitemaps(entries(4), out_dir=tmp_path, base_url=BASE, max_urls=2)
+    assert not (tmp_path / "sitemap-00003.xml.gz").exists()
+    assert result.published.removed == ["sitemap-00003.xml.gz"]
+    assert "sitemap-00001.xml.gz" in result.published.unchanged
+    assert first_shard.stat().st_mtime == 1_000_000
+
+
+def test_failure_while_publishing_leaves_previous_output(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    write_sitemaps(entries(3), out_dir=tmp_path, base_url=BASE)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(writer_module, "index_bytes", broken)
+    with pytest.raises(RuntimeError):
+        write_sitemaps(entries(9), out_dir=tmp_path, base_url=BASE)
+    after = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    assert after == before
+
+
+def test_output_that_is_a_file_is_refused(tmp_path: Path) -> None:
+    target = tmp_path / "file"
+    target.write_text("x")
+    with pytest.raises(OutputError):
+        write_sitemaps(entries(1), out_dir=target, base_url=BASE)
+    with pytest.raises(OutputError):
+        write_sitemaps(entries(1), out_dir=target / "sub", base_url=BASE)
+
+
+def test_files_are_world_readable(tmp_path: Path) -> None:
+    old = os.umask(0o077)
+    try:
+        write_sitemaps(entries(2), out_dir=tmp_path, base_url=BASE)
+    finally:
+        os.umask(old)
+    for path in tmp_path.iterdir():
+        assert path.stat().st_mode & 0o777 == 0o644, path
