@@ -13,6 +13,8 @@ code  meaning
 3     start URL unreachable, out of scope, disallowed, or no
       indexable page found (the previous output is kept)
 4     output directory not writable
+5     the new sitemap would list under half the URLs of the one in
+      --out (an outage or a login wall?); ``--allow-shrink`` overrides
 130   interrupted (SIGINT/SIGTERM); the previous output is kept
 ====  ===========================================================
 """
@@ -60,10 +62,11 @@ from sitemap_writer import (
     SitemapError,
     ensure_output_dir,
     normalize_base_url,
+    published_url_count,
     write_sitemaps,
 )
 
-EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE, EXIT_START_URL, EXIT_OUTPUT = 0, 1, 2, 3, 4
+EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE, EXIT_START_URL, EXIT_OUTPUT, EXIT_SHRINK = 0, 1, 2, 3, 4, 5
 EXIT_INTERRUPTED = 130
 _NO_ARGS_IS_HELP: type[click.UsageError] = getattr(
     click.exceptions, "NoArgsIsHelpError", click.exceptions.UsageError
@@ -120,6 +123,8 @@ def cli() -> None:
               show_default=True, help="Cap on a server's Retry-After, in seconds.")
 @click.option("--max-query-variants", type=int, default=DEFAULT_MAX_QUERY_VARIANTS,
               show_default=True, help="Distinct query strings crawled per path.")
+@click.option("--allow-shrink", is_flag=True,
+              help="Publish even if the new sitemap lists under half the URLs of the old one.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Log every request (URL, status, time).")
 @click.option("--debug", is_flag=True, help="Show tracebacks of unexpected errors.")
@@ -158,6 +163,7 @@ def _crawl_and_write(
     max_bytes_per_sitemap: int,
     compressed: bool,
     report_file: Path | None,
+    allow_shrink: bool,
     **crawl_options: Any,
 ) -> int:
     config = _config(start_url, crawl_options)
@@ -187,6 +193,12 @@ def _crawl_and_write(
     entries = list(_entries(result.listed()))
     if not entries:
         raise Failure(explain_empty(result) + "; previous output kept", EXIT_START_URL)
+    previous = published_url_count(out_dir)
+    if not allow_shrink and len(entries) * 2 < previous:
+        raise Failure(
+            f"refusing to replace a sitemap of {previous} URLs with one of {len(entries)} "
+            f"(more than half gone: an outage or a login wall?); previous output kept; "
+            "use --allow-shrink if the site really shrank", EXIT_SHRINK)
     try:
         written = write_sitemaps(
             entries, out_dir=out_dir, base_url=base, compressed=compressed,
@@ -273,8 +285,9 @@ class _signals_interrupt:
         signal.signal(signal.SIGTERM, self._previous)
 
     @staticmethod
-    def _handle(signum: int, frame: FrameType | None) -> NoReturn:
-        raise KeyboardInterrupt
+    def _handle(signum: int, frame: FrameType | None) -> None:
+        # Re-deliver as SIGINT, so asyncio cancels the crawl exactly as for Ctrl-C.
+        os.kill(os.getpid(), signal.SIGINT)
 
 
 def main(argv: list[str] | None = None) -> NoReturn:

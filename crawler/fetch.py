@@ -33,6 +33,8 @@ from crawler.politeness import Gate
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 BACKOFF_BASE = 0.5
 BACKOFF_CAP = 30.0
+# Unwanted bodies up to this size are read and dropped to keep the connection.
+DRAIN_LIMIT = 64 * 1024
 ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"
 
 
@@ -94,6 +96,11 @@ class _Inflater:
         if self.size > self.limit:
             raise _TooLarge
         return out
+
+
+def _small(content_length: str | None) -> bool:
+    return content_length is not None and content_length.isdigit() and (
+        int(content_length) <= DRAIN_LIMIT)
 
 
 async def _read_capped(answer: httpx.Response, limit: int) -> bytes:
@@ -191,6 +198,11 @@ class Fetcher:
                     result.link = h.get_list("link")
                     if want_body(answer.status_code, result.content_type):
                         result.body = await _read_capped(answer, limit)
+                    elif _small(h.get("content-length")):
+                        # Reading a short 404 or redirect body keeps the connection
+                        # alive; closing it unread would cost a new one.
+                        async for _ in answer.aiter_raw():
+                            pass
         except TimeoutError:
             result.error = ErrorKind.TIMEOUT
         except _TooLarge:

@@ -10,6 +10,7 @@ from sitemap_writer.entry import (
     SitemapEntry,
 )
 from sitemap_writer.errors import InvalidEntry, LimitError, OutputError, SitemapError
+from sitemap_writer.existing import published_url_count
 from sitemap_writer.index import INDEX_NAME
 from sitemap_writer.publish import ensure_output_dir
 from sitemap_writer.robots_txt import with_sitemap_line
@@ -28,6 +29,7 @@ __all__ = [
     "WriteResult",
     "ensure_output_dir",
     "normalize_base_url",
+    "published_url_count",
     "with_sitemap_line",
     "write_sitemaps",
 ]

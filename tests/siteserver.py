@@ -39,6 +39,7 @@ class Hit:
     path: str
     headers: dict[str, str]
     at: float
+    client_port: int = 0
 
 
 @dataclass
@@ -48,6 +49,10 @@ class SiteServer:
     log: list[Hit] = field(default_factory=list)
     overlay: Path | None = None
     port: int = 0
+    open_connections: int = 0
+    max_open_connections: int = 0
+    connections: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def url(self) -> str:
@@ -67,9 +72,24 @@ def _handler(site: SiteServer) -> type[BaseHTTPRequestHandler]:
         def log_message(self, *args: object) -> None:
             pass
 
+        def setup(self) -> None:
+            super().setup()
+            with site.lock:
+                site.connections += 1
+                site.open_connections += 1
+                site.max_open_connections = max(site.max_open_connections,
+                                                site.open_connections)
+
+        def finish(self) -> None:
+            with site.lock:
+                site.open_connections -= 1
+            super().finish()
+
         def do_GET(self) -> None:
-            site.log.append(Hit("GET", self.path, dict(self.headers), time.monotonic()))
-            route = site.routes.get(self.path) or site.routes.get(self.path.split("?")[0]) or {}
+            site.log.append(Hit("GET", self.path, dict(self.headers), time.monotonic(),
+                                self.client_address[1]))
+            route = (site.routes.get(self.path) or site.routes.get(self.path.split("?")[0])
+                     or self._prefix_route())
             if route.get("delay") and route.get("behaviour") != "drip":
                 time.sleep(route["delay"])
             behaviour = route.get("behaviour")
@@ -78,6 +98,13 @@ def _handler(site: SiteServer) -> type[BaseHTTPRequestHandler]:
                 return
             status, headers, body = self._resolve(route)
             self._send(status, headers, body)
+
+        def _prefix_route(self) -> dict[str, Any]:
+            """Routes whose key ends in ``*`` match every path under that prefix."""
+            for key, route in site.routes.items():
+                if key.endswith("*") and self.path.startswith(key[:-1]):
+                    return route
+            return {}
 
         def _resolve(self, route: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
             headers = dict(route.get("headers", {}))
@@ -170,10 +197,37 @@ def _handler(site: SiteServer) -> type[BaseHTTPRequestHandler]:
             steps = route["steps"]
             n = sum(1 for hit in site.log if hit.path == self.path) - 1
             step = steps[min(n, len(steps) - 1)]
+            if step.get("behaviour"):
+                getattr(self, f"_{step['behaviour']}")(step)
+                return
             status, headers, body = self._resolve(step)
             self._send(status, headers, body)
 
+        def _calendar(self, route: dict[str, Any]) -> None:
+            """An endless calendar: every month links to the next and the previous one."""
+            query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+            month = int(query.get("m", ["0"])[0])
+            body = (f'<a href="?m={month + 1}">next</a><a href="?m={month - 1}">prev</a>'
+                    '<a href="day/">day</a>').encode()
+            self._send(200, {"Content-Type": "text/html"}, body)
+
+        def _storm(self, route: dict[str, Any]) -> None:
+            """429 with Retry-After for the first ``count`` requests to any storm path."""
+            storm_hits = sum(1 for hit in site.log if hit.path.startswith(route["prefix"]))
+            if storm_hits <= route["count"]:
+                self._send(429, {"Retry-After": str(route.get("retry_after", 1)),
+                                 "Content-Type": "text/html"}, b"slow down")
+                return
+            self._send(200, {"Content-Type": "text/html"}, b"<p>finally</p>")
+
     return Handler
+
+
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """Hostile behaviours break connections on purpose; that is not news."""
 
 
 class RunningServer:
@@ -187,8 +241,7 @@ class RunningServer:
             table.update(json.loads(routes_file.read_text()))
         table.update(routes or {})
         self.site = SiteServer(root=root, routes=table)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self.site))
-        self._server.daemon_threads = True
+        self._server = _QuietServer(("127.0.0.1", 0), _handler(self.site))
         self.site.port = self._server.server_address[1]
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 

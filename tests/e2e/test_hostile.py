@@ -1,0 +1,237 @@
+"""A misbehaving server on 127.0.0.1: every case ends, bounded, with a record and valid output."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import REPO, read_sitemaps, run_cli
+from siteserver import RunningServer, SiteServer
+
+pytestmark = pytest.mark.timeout(90)
+
+
+def home(*paths: str) -> dict[str, Any]:
+    links = "".join(f'<a href="{path}">{path}</a>' for path in paths)
+    return {"body": f"<html><body>{links}</body></html>", "headers": {"Content-Type": "text/html"}}
+
+
+def crawl(site: SiteServer, tmp_path: Path, *args: str) -> tuple[Any, dict[str, dict[str, Any]]]:
+    report = tmp_path / "report.json"
+    run = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "out"), "--report",
+                  str(report), *args)
+    rows = {row["url"].removeprefix(site.url): row
+            for row in json.loads(report.read_text())["urls"]} if report.exists() else {}
+    return run, rows
+
+
+def test_slow_drip_is_cut_by_the_total_deadline(tmp_path: Path) -> None:
+    routes = {"/": home("/drip", "/ok.html"), "/drip": {"behaviour": "drip", "delay": 0.2}}
+    with RunningServer("hostile", routes) as site:
+        started = time.monotonic()
+        run, rows = crawl(site, tmp_path, "--timeout", "1.5", "--retries", "0")
+        assert time.monotonic() - started < 15
+    assert run.code == 0, run.stderr
+    assert rows["/drip"]["error"] == "timeout"
+    assert rows["/ok.html"]["listed"]
+
+
+def test_body_over_the_cap_is_recorded_not_parsed(tmp_path: Path) -> None:
+    routes = {"/": home("/huge", "/ok.html"), "/huge": {"behaviour": "huge", "size": 3_000_000}}
+    with RunningServer("hostile", routes) as site:
+        run, rows = crawl(site, tmp_path, "--max-page-bytes", "1000000", "--retries", "0")
+    assert run.code == 0, run.stderr
+    assert rows["/huge"]["error"] == "too-large" and not rows["/huge"]["listed"]
+
+
+def test_gzip_bomb_is_cut_at_the_cap_on_decompressed_bytes(tmp_path: Path) -> None:
+    routes = {"/": home("/bomb", "/ok.html"),
+              "/bomb": {"behaviour": "gzip_bomb", "size": 64 * 1024 * 1024}}
+    with RunningServer("hostile", routes) as site:
+        run, rows = crawl(site, tmp_path, "--max-page-bytes", "2000000", "--retries", "0", "-v")
+    assert run.code == 0, run.stderr
+    assert rows["/bomb"]["error"] == "too-large"
+    assert rows["/ok.html"]["listed"]
+
+
+def test_redirect_chain_of_12_hops_ends_with_a_reason(tmp_path: Path) -> None:
+    routes: dict[str, Any] = {"/": home("/r1")}
+    for n in range(1, 13):
+        routes[f"/r{n}"] = {"status": 301, "headers": {"Location": f"/r{n + 1}"}}
+    routes["/r13"] = home()
+    with RunningServer("hostile", routes) as site:
+        run, rows = crawl(site, tmp_path)
+        requested = site.paths()
+    assert run.code == 0, run.stderr
+    assert "/r11" in requested and "/r12" not in requested and "/r13" not in requested
+    assert rows["/r12"]["reason"] == "redirect-chain-too-long"
+
+
+def test_redirect_loop_ends(tmp_path: Path) -> None:
+    routes = {"/": home("/a", "/ok.html"),
+              "/a": {"status": 302, "headers": {"Location": "/b"}},
+              "/b": {"status": 302, "headers": {"Location": "/a"}}}
+    with RunningServer("hostile", routes) as site:
+        run, rows = crawl(site, tmp_path)
+        assert site.count("/a") == 1 and site.count("/b") == 1
+    assert run.code == 0
+    assert rows["/a"]["reason"] == rows["/b"]["reason"] == "redirect"
+
+
+def test_infinite_calendar_is_bounded_and_counted(tmp_path: Path) -> None:
+    routes = {"/": home("/cal/"), "/cal/*": {"behaviour": "calendar"}}
+    with RunningServer("hostile", routes) as site:
+        run, rows = crawl(site, tmp_path, "--max-query-variants", "25")
+        requested = site.paths()
+    assert run.code == 0, run.stderr
+    assert len([p for p in requested if p.startswith("/cal/?")]) == 25
+    reasons = [row["reason"] for row in rows.values()]
+    assert "too-many-query-variants" in reasons
+    assert "repeated-path-segment" in reasons  # /cal/day/day/day/day/
+    assert max(p.count("day") for p in requested) <= 3
+
+
+def test_503_with_retry_after_then_200_is_listed(tmp_path: Path) -> None:
+    routes = {"/": home("/busy"), "/busy": {"behaviour": "sequence", "steps": [
+        {"status": 503, "headers": {"Retry-After": "1", "Content-Type": "text/html"},
+         "body": "busy"},
+        {"body": "<p>fine</p>", "headers": {"Content-Type": "text/html"}}]}}
+    with RunningServer("hostile", routes) as site:
+        run, rows = crawl(site, tmp_path)
+        hits = [hit.at for hit in site.log if hit.path == "/busy"]
+    assert run.code == 0, run.stderr
+    assert rows["/busy"]["listed"]
+    assert len(hits) == 2 and hits[1] - hits[0] >= 0.95
+
+
+def test_429_storm_slows_the_whole_host(tmp_path: Path) -> None:
+    pages = [f"/storm/{n}" for n in range(8)]
+    routes = {"/": home(*pages), "/storm/*": {"behaviour": "storm", "prefix": "/storm/",
+                                              "count": 4, "retry_after": 1}}
+    with RunningServer("hostile", routes) as site:
+        run, rows = crawl(site, tmp_path, "--concurrency", "4")
+        log = list(site.log)
+    assert run.code == 0, run.stderr
+    assert all(rows[page]["listed"] for page in pages)
+    first_429 = next(hit.at for hit in log if hit.path.startswith("/storm/"))
+    # requests already on the wire arrive at once; after that, nothing for the pause
+    during_pause = [hit for hit in log if first_429 + 0.2 < hit.at < first_429 + 0.9]
+    assert during_pause == []
+
+
+def test_crawl_delay_spaces_request_starts(tmp_path: Path) -> None:
+    routes = {"/robots.txt": {"body": "User-agent: *\nCrawl-delay: 0.3\n"}}
+    with RunningServer("many", routes) as site:
+        run = run_cli("crawl", site.url + "/", "--out", str(tmp_path), "--max-pages", "6",
+                      "--concurrency", "4")
+        starts = [hit.at for hit in site.log if hit.path != "/robots.txt"]
+    assert run.code == 0, run.stderr
+    gaps = [b - a for a, b in pairwise(starts)]
+    assert len(starts) == 6 and min(gaps) >= 0.28
+
+
+def test_rate_limits_requests_per_second(tmp_path: Path) -> None:
+    with RunningServer("many") as site:
+        run = run_cli("crawl", site.url + "/", "--out", str(tmp_path), "--max-pages", "8",
+                      "--rate", "10", "--concurrency", "8")
+        starts = [hit.at for hit in site.log]
+    assert run.code == 0, run.stderr
+    gaps = [b - a for a, b in pairwise(starts)]
+    assert min(gaps) >= 0.09
+
+
+def test_connection_reset_mid_body_is_retried(tmp_path: Path) -> None:
+    routes = {"/": home("/flaky", "/dead"),
+              "/flaky": {"behaviour": "sequence", "steps": [
+                  {"behaviour": "reset"}, {"body": "<p>ok</p>",
+                                           "headers": {"Content-Type": "text/html"}}]},
+              "/dead": {"behaviour": "reset"}}
+    with RunningServer("hostile", routes) as site:
+        run, rows = crawl(site, tmp_path, "--retries", "1")
+        assert site.count("/flaky") == 2 and site.count("/dead") == 2
+    assert run.code == 0, run.stderr
+    assert rows["/flaky"]["listed"]
+    assert rows["/dead"]["error"] == "network-error"
+
+
+def test_broken_encodings_and_binary_never_reach_the_sitemap_as_invalid_xml(tmp_path: Path) -> None:
+    routes = {"/": home("/latin1.html", "/bad-utf8.html", "/binary.html"),
+              "/latin1.html": {"headers": {"Content-Type": "text/html; charset=iso-8859-1"}}}
+    with RunningServer("hostile", routes) as site:
+        run, _rows = crawl(site, tmp_path)
+        requested = site.paths()
+        written = read_sitemaps(tmp_path / "out", site.url + "/")
+    assert run.code == 0, run.stderr
+    assert "/caf%C3%A9.html" in requested  # latin-1 href decoded, re-encoded as UTF-8
+    assert site.url + "/caf%C3%A9.html" in written.locs
+    assert site.url + "/bad-utf8.html" in written.locs
+    assert "/ok%EF%BF%BDnul.html" in requested  # NUL became U+FFFD, percent-encoded
+
+
+def test_page_with_100000_links(tmp_path: Path) -> None:
+    body = "".join(f'<a href="/item/{n}">{n}</a>' for n in range(100_000))
+    routes = {"/": {"body": f"<html><body>{body}</body></html>",
+                    "headers": {"Content-Type": "text/html"}}}
+    with RunningServer("hostile", routes) as site:
+        started = time.monotonic()
+        run, rows = crawl(site, tmp_path, "--max-pages", "20", "--retries", "0")
+        elapsed = time.monotonic() - started
+    assert run.code == 0, run.stderr
+    assert sum(1 for row in rows.values() if row["reason"] == "max-pages") == 100_000 - 19
+    assert elapsed < 60
+
+
+def test_connections_are_kept_alive_and_never_exceed_concurrency(tmp_path: Path) -> None:
+    with RunningServer("many") as site:
+        run = run_cli("crawl", site.url + "/", "--out", str(tmp_path), "--concurrency", "2")
+        ports = {hit.client_port for hit in site.log}
+    assert run.code == 0, run.stderr
+    assert 1 <= site.max_open_connections <= 2
+    assert len(ports) <= 2  # keep-alive: even the 404 of robots.txt did not cost a connection
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_interrupt_stops_fast_and_keeps_previous_output(tmp_path: Path, signum: int) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "sitemap_index.xml").write_text("previous")
+    routes = {"/p*": {"delay": 5}}
+    with RunningServer("many", routes) as site:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "crawler", "crawl", site.url + "/", "--out", str(out)],
+            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 20
+        while not any(p.startswith("/p") for p in site.paths()):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        sent = time.monotonic()
+        process.send_signal(signum)
+        _stdout, stderr = process.communicate(timeout=10)
+        took = time.monotonic() - sent
+    assert process.returncode == 130, stderr
+    assert took < 2
+    assert stderr.count("\n") == 1 and "interrupted after 1 pages" in stderr
+    assert [p.name for p in out.iterdir()] == ["sitemap_index.xml"]
+    assert (out / "sitemap_index.xml").read_text() == "previous"
+
+
+def test_shrinking_to_under_half_is_refused_unless_allowed(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    with RunningServer("many") as site:
+        assert run_cli("crawl", site.url + "/", "--out", str(out)).code == 0
+        before = {p.name: p.read_bytes() for p in out.iterdir()}
+        site.routes["/p*"] = {"status": 500, "body": "outage"}
+        run = run_cli("crawl", site.url + "/", "--out", str(out), "--retries", "0")
+        assert run.code == 5 and "--allow-shrink" in run.stderr
+        assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+        run = run_cli("crawl", site.url + "/", "--out", str(out), "--retries", "0",
+                      "--allow-shrink")
+        assert run.code == 0
+        assert read_sitemaps(out, site.url + "/").locs == [site.url + "/"]
