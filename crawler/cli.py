@@ -60,6 +60,7 @@ from sitemap_writer import (
     OutputError,
     SitemapEntry,
     SitemapError,
+    WriteResult,
     ensure_output_dir,
     normalize_base_url,
     published_url_count,
@@ -123,6 +124,14 @@ def cli() -> None:
               show_default=True, help="Cap on a server's Retry-After, in seconds.")
 @click.option("--max-query-variants", type=int, default=DEFAULT_MAX_QUERY_VARIANTS,
               show_default=True, help="Distinct query strings crawled per path.")
+@click.option("--state", "state_path", type=click.Path(dir_okay=False),
+              help="SQLite file that remembers validators, fingerprints and links between runs.")
+@click.option("--resume", is_flag=True, help="Continue the interrupted run kept in --state.")
+@click.option("--lastmod", type=click.Choice(["auto", "header", "none"]), default="auto",
+              show_default=True, help="auto: Last-Modified, else (with --state) when the "
+              "content last changed; header: Last-Modified only; none: no lastmod.")
+@click.option("--ignore-selector", "ignore_selectors", multiple=True, metavar="CSS",
+              help="Leave matching elements out of change detection (repeatable).")
 @click.option("--allow-shrink", is_flag=True,
               help="Publish even if the new sitemap lists under half the URLs of the old one.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no summary.")
@@ -188,6 +197,8 @@ def _crawl_and_write(
             result = anyio.run(lambda: crawl(config, on_record=display))
     except StartUrlError as exc:
         raise Failure(str(exc), EXIT_START_URL) from None
+    except ConfigError as exc:  # e.g. a state file of another scope
+        raise Failure(str(exc), EXIT_USAGE) from None
     if report_file is not None:
         _write_atomically(report_file, report_json(result, {"base_url": base}).encode())
     entries = list(_entries(result.listed()))
@@ -208,12 +219,12 @@ def _crawl_and_write(
     except OutputError as exc:
         raise Failure(str(exc), EXIT_OUTPUT) from None
     if not quiet:
-        _summary(display, result, len(written.shards), len(written.published.changed),
-                 time.monotonic() - started, out_dir, written.url_count)
+        _summary(display, result, written, time.monotonic() - started, out_dir)
     return EXIT_OK
 
 
 def _config(start_url: str, options: dict[str, Any]) -> CrawlConfig:
+    options["ignore_selectors"] = tuple(options.get("ignore_selectors", ()))
     try:
         return CrawlConfig(start_url=start_url, **options)
     except ConfigError as exc:
@@ -256,15 +267,17 @@ def _write_atomically(path: Path, data: bytes) -> None:
         raise Failure(f"cannot write report {path}: {exc.strerror}", EXIT_OUTPUT) from None
 
 
-def _summary(display: CrawlDisplay, result: CrawlResult, shards: int, changed: int,
-             elapsed: float, out_dir: Path, listed: int) -> None:
+def _summary(display: CrawlDisplay, result: CrawlResult, written: WriteResult,
+             elapsed: float, out_dir: Path) -> None:
     stats = result.stats
     rate = stats.fetched / elapsed if elapsed > 0 else 0.0
+    changed = [name for name in written.published.changed if name.startswith("sitemap-")]
     display.console.print(
-        f"crawled {stats.fetched} pages in {elapsed:.1f}s ({rate:.0f} pages/s): "
-        f"{listed} listed, {stats.fetched - listed} fetched but not listed, "
-        f"{stats.errors} errors, {stats.skipped} skipped; "
-        f"{shards} sitemap file(s) in {out_dir}, {changed} file(s) changed",
+        f"crawled {stats.fetched} pages in {elapsed:.1f}s ({rate:.0f} pages/s, "
+        f"{stats.not_modified} not modified): {written.url_count} listed, "
+        f"{stats.fetched - written.url_count} excluded, {stats.errors} errors, "
+        f"{stats.skipped} skipped; {len(changed)} of {len(written.shards)} sitemap "
+        f"shard(s) changed in {out_dir}",
         markup=False,
     )
 

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from crawler.__version__ import __version__
 from crawler.errors import ConfigError
+from crawler.fingerprint import check_selector
+from crawler.lastmod import LASTMOD_MODES
 from crawler.urls import normalize_url
 
 DEFAULT_CONCURRENCY = 8
@@ -60,6 +62,10 @@ class CrawlConfig:
     max_retry_after: float = DEFAULT_MAX_RETRY_AFTER
     max_query_variants: int = DEFAULT_MAX_QUERY_VARIANTS
     max_redirects: int = DEFAULT_MAX_REDIRECTS
+    state_path: str | None = None
+    resume: bool = False
+    lastmod: str = "auto"
+    ignore_selectors: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if normalize_url(self.start_url) is None:
@@ -86,6 +92,13 @@ class CrawlConfig:
             raise ConfigError(f"--delay must be 0 or more seconds (got {self.delay})")
         if self.max_redirects < 0:
             raise ConfigError(f"max_redirects must be 0 or more (got {self.max_redirects})")
+        if self.resume and self.state_path is None:
+            raise ConfigError("--resume needs --state FILE: the state is what is resumed")
+        if self.lastmod not in LASTMOD_MODES:
+            raise ConfigError(f"--lastmod must be one of {', '.join(LASTMOD_MODES)}")
+        for selector in self.ignore_selectors:
+            if not check_selector(selector):
+                raise ConfigError(f"--ignore-selector {selector!r} is not a valid CSS selector")
         if not product_token(self.user_agent):
             raise ConfigError(
                 f"--user-agent {self.user_agent!r} must start with a product token "
@@ -95,6 +108,11 @@ class CrawlConfig:
     @property
     def robots_token(self) -> str:
         return product_token(self.user_agent)
+
+    @property
+    def fingerprints(self) -> bool:
+        """Content fingerprints are only worth their cost when a state keeps them."""
+        return self.state_path is not None and self.lastmod == "auto"
 
 
 def _positive(option: str, value: float) -> None:

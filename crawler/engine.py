@@ -1,17 +1,19 @@
 """The crawl: setup checks, then one coordinator and N workers.
 
-The coordinator task alone owns the frontier, the seen set and the counters;
-workers only fetch and read pages. Jobs go out on one bounded stream and
-outcomes come back on another, and the coordinator never has more jobs out
-than either stream can buffer, so neither side can block the other — the
-circular-channel deadlock of naive crawlers cannot happen. The crawl ends when
-the frontier is empty and nothing is in flight.
+The coordinator task alone owns the frontier, the seen set, the counters and
+the state file; workers only fetch and read pages. Jobs go out on one bounded
+stream and outcomes come back on another, and the coordinator never has more
+jobs out than either stream can buffer, so neither side can block the other —
+the circular-channel deadlock of naive crawlers cannot happen. The crawl ends
+when the frontier is empty and nothing is in flight.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
+from pathlib import Path
 
 import anyio
 import httpx
@@ -21,10 +23,13 @@ from crawler.config import CrawlConfig
 from crawler.errors import StartUrlError
 from crawler.fetch import Fetcher
 from crawler.frontier import Frontier, Job
+from crawler.incremental import remember
+from crawler.lastmod import choose_lastmod
 from crawler.page import PageOutcome, read_page, wants_body
 from crawler.records import CrawlResult, PageRecord, SkippedUrl, Verdict
 from crawler.robots import RobotsMode, RobotsPolicy, allow_all, policy_from_response
 from crawler.scope import Scope
+from crawler.state import CrawlState, ResumePoint
 from crawler.urls import normalize_url, resolve_link
 
 ROBOTS_MAX_REDIRECTS = 5
@@ -37,7 +42,8 @@ async def crawl(
     on_record: ProgressCallback | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
 ) -> CrawlResult:
-    """Crawl the site ``config`` describes. Raises only :class:`StartUrlError`."""
+    """Crawl the site ``config`` describes. Raises :class:`StartUrlError` and
+    :class:`~crawler.state.StateError` (a :class:`ConfigError`) only."""
     start = normalize_url(config.start_url)
     assert start is not None  # CrawlConfig validated it
     scope = Scope.for_start(start, config.prefix)
@@ -45,34 +51,42 @@ async def crawl(
         raise StartUrlError(f"start URL {start} is outside the scope {scope.root} (see --prefix)")
     result = CrawlResult(start_url=start)
     result.stats.started = anyio.current_time()
-    async with Fetcher(config, transport=transport) as fetcher:
-        policy = await _load_robots(fetcher, scope, config, result)
-        if result.robots_error is not None:
-            raise StartUrlError(
-                f"{scope.origin} is unreachable: {result.robots_error} (fetching /robots.txt)"
-            )
-        if not policy.allows(start):
-            why = (
-                f"robots.txt could not be fetched (status {result.robots_status or 'none'}), "
-                "which RFC 9309 treats as 'disallow everything'"
-                if policy.mode is RobotsMode.DISALLOW_ALL
-                else "robots.txt disallows it for our user-agent"
-            )
-            raise StartUrlError(f"start URL {start} is not allowed: {why} (--ignore-robots)")
-        delay = policy.crawl_delay()
-        if delay:
-            fetcher.gate.raise_interval(delay)
-        coordinator = _Coordinator(config, scope, policy, fetcher, result, on_record)
-        first = await coordinator.fetch(Job(start, 0))
-        if first.record.status is None:
-            kind = first.record.error.value if first.record.error else "no answer"
-            raise StartUrlError(f"start URL {start} is unreachable: {kind}")
-        coordinator.frontier.first_sight(start)
-        coordinator.frontier.issued += 1
-        coordinator.accept(Job(start, 0), first)
-        await coordinator.run()
+    state = CrawlState(Path(config.state_path), scope.root) if config.state_path else None
+    try:
+        point = state.begin(resume=config.resume) if state else None
+        async with Fetcher(config, transport=transport) as fetcher:
+            policy = await _load_robots(fetcher, scope, config, result)
+            _check_start(start, scope, policy, result)
+            delay = policy.crawl_delay()
+            if delay:
+                fetcher.gate.raise_interval(delay)
+            coordinator = _Coordinator(config, scope, policy, fetcher, result, on_record, state)
+            if point is not None and (point.records or point.queue):
+                coordinator.restore(point)
+            else:
+                await coordinator.seed(Job(start, 0))
+            await coordinator.run()
+        if state is not None:
+            state.finish()
+    finally:
+        if state is not None:
+            state.close()
     result.elapsed = anyio.current_time() - result.stats.started
     return result
+
+
+def _check_start(start: str, scope: Scope, policy: RobotsPolicy, result: CrawlResult) -> None:
+    if result.robots_error is not None:
+        raise StartUrlError(
+            f"{scope.origin} is unreachable: {result.robots_error} (fetching /robots.txt)")
+    if not policy.allows(start):
+        why = (
+            f"robots.txt could not be fetched (status {result.robots_status or 'none'}), "
+            "which RFC 9309 treats as 'disallow everything'"
+            if policy.mode is RobotsMode.DISALLOW_ALL
+            else "robots.txt disallows it for our user-agent"
+        )
+        raise StartUrlError(f"start URL {start} is not allowed: {why} (--ignore-robots)")
 
 
 async def _load_robots(
@@ -103,7 +117,7 @@ async def _load_robots(
 
 
 class _Coordinator:
-    """Owner of the frontier, the seen set and the counters of one crawl."""
+    """Owner of the frontier, the seen set, the counters and the state of one crawl."""
 
     def __init__(
         self,
@@ -113,6 +127,7 @@ class _Coordinator:
         fetcher: Fetcher,
         result: CrawlResult,
         on_record: ProgressCallback | None,
+        state: CrawlState | None,
     ) -> None:
         self.config = config
         self.scope = scope
@@ -120,6 +135,9 @@ class _Coordinator:
         self.fetcher = fetcher
         self.result = result
         self.on_record = on_record
+        self.state = state
+        self.run_time = datetime.now(UTC).replace(microsecond=0)
+        self.ignoring = config.ignore_selectors if config.fingerprints else None
         self.frontier = Frontier(
             max_depth=config.max_depth,
             max_pages=config.max_pages,
@@ -127,27 +145,84 @@ class _Coordinator:
             max_redirects=config.max_redirects,
         )
 
+    async def seed(self, job: Job) -> None:
+        """Fetch the start URL alone first: if it is unreachable, nothing else is tried."""
+        self.frontier.restore(job.url, fetched=True)
+        outcome = await self.fetch(self._with_validators(job))
+        if outcome.record.status is None:
+            error = outcome.record.error
+            raise StartUrlError(
+                f"start URL {job.url} is unreachable: {error.value if error else 'no answer'}")
+        self.accept(job, outcome)
+
+    def restore(self, point: ResumePoint) -> None:
+        """Continue an interrupted run from what the state kept of it."""
+        for record in point.records:
+            self.frontier.restore(record.url, fetched=True)
+            self._count(record)
+        for item in point.skipped:
+            self.frontier.restore(item.url)
+            self.result.skipped.append(item)
+            self.result.stats.skipped += 1
+        for job in point.queue:
+            self.frontier.restore(job.url, job=job)
+
     async def fetch(self, job: Job) -> PageOutcome:
-        response = await self.fetcher.fetch(job.url, want_body=wants_body)
-        return read_page(response, job.depth, self.config.robots_token, datetime.now(UTC))
+        headers = dict(job.validators) if job.validators else None
+        response = await self.fetcher.fetch(job.url, want_body=wants_body, headers=headers)
+        return read_page(response, job.depth, self.config.robots_token, datetime.now(UTC),
+                         self.ignoring)
+
+    def _with_validators(self, job: Job) -> Job:
+        if self.state is None:
+            return job
+        validators = self.state.validators(job.url)
+        return replace(job, validators=tuple(validators.items())) if validators else job
 
     def consider(self, url: str, depth: int, hops: int = 0) -> None:
         """Queue a URL found by the crawl, or record why it is not fetched."""
         frontier = self.frontier
         if not frontier.first_sight(url):
             return
+        job = Job(url, depth, hops)
         if not self.scope.contains(url):
             reason: Verdict | None = self.scope.classify_outside(url)
         elif not self.policy.allows(url):
             reason = Verdict.DISALLOWED
         else:
-            reason = frontier.offer(Job(url, depth, hops))
-        if reason is not None:
-            self.result.skipped.append(SkippedUrl(url, depth, reason))
-            self.result.stats.skipped += 1
+            reason = frontier.offer(job)
+        if reason is None:
+            if self.state is not None:
+                self.state.enqueue(job)
+            return
+        self._skip(SkippedUrl(url, depth, reason))
+
+    def _skip(self, item: SkippedUrl) -> None:
+        self.result.skipped.append(item)
+        self.result.stats.skipped += 1
+        if self.state is not None:
+            self.state.skip(item)
 
     def accept(self, job: Job, outcome: PageOutcome) -> None:
+        if self.state is not None:
+            outcome, reused = remember(self.state, job, outcome, self.config.lastmod,
+                                       self.run_time)
+            self.result.stats.not_modified += reused
+        else:
+            record = outcome.record
+            record.lastmod = choose_lastmod(self.config.lastmod, record.lastmod, None)
         record = outcome.record
+        self._count(record)
+        for target in outcome.siblings:
+            hops = job.hops + 1 if target in (record.redirect_to, record.refresh_to) else 0
+            self.consider(target, job.depth, hops)
+        for link in outcome.links:
+            self.consider(link, job.depth + 1)
+        self.result.stats.queued = len(self.frontier)
+        if self.on_record is not None:
+            self.on_record(record, self.result)
+
+    def _count(self, record: PageRecord) -> None:
         stats = self.result.stats
         self.result.records.append(record)
         stats.fetched += 1
@@ -155,14 +230,6 @@ class _Coordinator:
             stats.listed += 1
         elif record.verdict is Verdict.ERROR:
             stats.errors += 1
-        for target in outcome.siblings:
-            hops = job.hops + 1 if target in (record.redirect_to, record.refresh_to) else 0
-            self.consider(target, job.depth, hops)
-        for link in outcome.links:
-            self.consider(link, job.depth + 1)
-        stats.queued = len(self.frontier)
-        if self.on_record is not None:
-            self.on_record(record, self.result)
 
     async def run(self) -> None:
         capacity = self.config.concurrency * 2
@@ -174,8 +241,7 @@ class _Coordinator:
                     group.start_soon(self._worker, jobs_rx.clone(), done_tx.clone())
             await self._coordinate(jobs_tx, done_rx, capacity)
         for job in self.frontier.drain():
-            self.result.skipped.append(SkippedUrl(job.url, job.depth, Verdict.MAX_PAGES))
-            self.result.stats.skipped += 1
+            self._skip(SkippedUrl(job.url, job.depth, Verdict.MAX_PAGES))
 
     async def _coordinate(
         self,
@@ -187,7 +253,7 @@ class _Coordinator:
         async with jobs_tx, done_rx:
             while True:
                 while stats.in_flight < capacity and (job := self.frontier.pop()) is not None:
-                    jobs_tx.send_nowait(job)
+                    jobs_tx.send_nowait(self._with_validators(job))
                     stats.in_flight += 1
                 if stats.in_flight == 0:
                     return

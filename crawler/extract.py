@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from selectolax.lexbor import LexborHTMLParser
 
+from crawler.fingerprint import fingerprint
 from crawler.robots import Directives, meta_directives
 from crawler.urls import resolve_link
 
@@ -36,10 +37,17 @@ class PageFacts:
     canonical: str | None = None
     directives: Directives = field(default_factory=Directives)
     refresh_to: str | None = None
+    content_hash: bytes | None = None
 
 
-def extract(html: str, page_url: str, token: str) -> PageFacts:
-    """Read links, canonical, meta robots and meta refresh from a page."""
+def extract(
+    html: str, page_url: str, token: str, *, fingerprint_ignoring: tuple[str, ...] | None = None
+) -> PageFacts:
+    """Read links, canonical, meta robots and meta refresh from a page.
+
+    With ``fingerprint_ignoring`` (CSS selectors, possibly none), also hash the
+    page's meaningful content for change detection.
+    """
     tree = LexborHTMLParser(html)
     facts = PageFacts()
     base = page_url
@@ -89,6 +97,8 @@ def extract(html: str, page_url: str, token: str) -> PageFacts:
                 seen.add(target)
                 facts.links.append(target)
         break
+    if fingerprint_ignoring is not None:
+        facts.content_hash = fingerprint(tree, fingerprint_ignoring)
     return facts
 
 

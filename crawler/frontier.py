@@ -23,6 +23,8 @@ class Job:
     url: str
     depth: int
     hops: int = 0
+    # conditional-request headers from the state of earlier runs
+    validators: tuple[tuple[str, str], ...] = ()
 
 
 def trap_reason(url: str, path: str) -> Verdict | None:
@@ -83,6 +85,21 @@ class Frontier:
             self._query_variants[base] += 1
         self._queue.append(job)
         return None
+
+    def restore(self, url: str, *, job: Job | None = None, fetched: bool = False) -> None:
+        """Mark ``url`` seen without the checks ``offer`` makes: it passed them already.
+
+        Used for the start URL and to re-enter what an interrupted run had
+        fetched, skipped or queued (``--resume``).
+        """
+        self._seen.add(url)
+        base, qmark, _ = url.partition("?")
+        if qmark:
+            self._query_variants[base] += 1
+        if job is not None:
+            self._queue.append(job)
+        if fetched:
+            self.issued += 1
 
     def pop(self) -> Job | None:
         """The next job, or ``None`` when the queue is empty or the page budget spent."""

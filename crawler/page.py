@@ -40,6 +40,18 @@ class PageOutcome:
     links: list[str] = field(default_factory=list)
     # redirect, refresh or canonical targets: same depth as the page
     siblings: list[str] = field(default_factory=list)
+    # for the incremental state: validators and content fingerprint
+    etag: str | None = None
+    last_modified: str | None = None
+    content_hash: bytes | None = None
+
+
+def targets(record: PageRecord) -> list[str]:
+    """Where a page points besides its links: redirect, refresh, differing canonical."""
+    found = [url for url in (record.redirect_to, record.refresh_to) if url is not None]
+    if record.canonical is not None and record.canonical != record.url:
+        found.append(record.canonical)
+    return found
 
 
 def judge(record: PageRecord) -> Verdict:
@@ -61,8 +73,17 @@ def judge(record: PageRecord) -> Verdict:
     return Verdict.LISTED
 
 
-def read_page(response: Response, depth: int, token: str, now: datetime) -> PageOutcome:
-    """Turn one fetched URL into its record and onward URLs."""
+def read_page(
+    response: Response,
+    depth: int,
+    token: str,
+    now: datetime,
+    fingerprint_ignoring: tuple[str, ...] | None = None,
+) -> PageOutcome:
+    """Turn one fetched URL into its record and onward URLs.
+
+    ``fingerprint_ignoring`` (CSS selectors) asks for a content fingerprint.
+    """
     url = response.url
     record = PageRecord(
         url=url,
@@ -73,7 +94,7 @@ def read_page(response: Response, depth: int, token: str, now: datetime) -> Page
         elapsed=response.elapsed,
         attempts=response.attempts,
     )
-    outcome = PageOutcome(record)
+    outcome = PageOutcome(record, etag=response.etag, last_modified=response.last_modified)
     if response.error is None and response.status is not None:
         header = header_directives(response.x_robots_tag, token)
         record.noindex, record.nofollow = header.noindex, header.nofollow
@@ -85,24 +106,24 @@ def read_page(response: Response, depth: int, token: str, now: datetime) -> Page
                 record.error = ErrorKind.BAD_REDIRECT
             else:
                 record.redirect_to = target
-                outcome.siblings.append(target)
         elif response.body is not None:
-            _read_html(response, token, outcome)
+            _read_html(response, token, outcome, fingerprint_ignoring)
     record.verdict = judge(record)
+    outcome.siblings = targets(record)
     return outcome
 
 
-def _read_html(response: Response, token: str, outcome: PageOutcome) -> None:
+def _read_html(
+    response: Response, token: str, outcome: PageOutcome, ignoring: tuple[str, ...] | None
+) -> None:
     record = outcome.record
-    facts = extract(decode_html(response.body or b"", response.content_type), record.url, token)
+    html = decode_html(response.body or b"", response.content_type)
+    facts = extract(html, record.url, token, fingerprint_ignoring=ignoring)
+    outcome.content_hash = facts.content_hash
     record.noindex = record.noindex or facts.directives.noindex
     record.nofollow = record.nofollow or facts.directives.nofollow
     record.canonical = facts.canonical or canonical_from_link_headers(response.link, record.url)
     record.refresh_to = facts.refresh_to
     record.links_found = len(facts.links)
-    if facts.refresh_to is not None:
-        outcome.siblings.append(facts.refresh_to)
-    if record.canonical is not None and record.canonical != record.url:
-        outcome.siblings.append(record.canonical)
     if not record.nofollow:
         outcome.links = facts.links

@@ -74,6 +74,7 @@ class CrawlStats:
 
     started: float = 0.0
     fetched: int = 0
+    not_modified: int = 0
     queued: int = 0
     in_flight: int = 0
     listed: int = 0

@@ -13,6 +13,7 @@ import pytest
 from lxml import etree
 
 REPO = Path(__file__).resolve().parent.parent
+FIXTURES_DIR = REPO / "fixtures" / "sites"
 SCHEMAS = REPO.parent / "shared" / "schemas"
 NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9"}
 

@@ -17,6 +17,7 @@ output directory so the written sitemaps are served back from the same origin.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import mimetypes
 import threading
@@ -49,6 +50,7 @@ class SiteServer:
     log: list[Hit] = field(default_factory=list)
     overlay: Path | None = None
     port: int = 0
+    conditional: bool = False  # send ETags and answer If-None-Match with 304
     open_connections: int = 0
     max_open_connections: int = 0
     connections: int = 0
@@ -97,6 +99,12 @@ def _handler(site: SiteServer) -> type[BaseHTTPRequestHandler]:
                 getattr(self, f"_{behaviour}")(route)
                 return
             status, headers, body = self._resolve(route)
+            if status == 200 and site.conditional:
+                etag = '"' + hashlib.blake2b(body, digest_size=8).hexdigest() + '"'
+                headers["ETag"] = etag
+                if self.headers.get("If-None-Match") == etag:
+                    self._send(304, {"ETag": etag}, b"")
+                    return
             self._send(status, headers, body)
 
         def _prefix_route(self) -> dict[str, Any]:
@@ -140,7 +148,8 @@ def _handler(site: SiteServer) -> type[BaseHTTPRequestHandler]:
             for name, value in headers.items():
                 for item in value if isinstance(value, list) else [value]:
                     self.send_header(name, item)
-            self.send_header("Content-Length", str(len(body)))
+            if status != 304:
+                self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
 
@@ -233,14 +242,15 @@ class _QuietServer(ThreadingHTTPServer):
 class RunningServer:
     """Context manager: serve ``site`` on a free loopback port in a thread."""
 
-    def __init__(self, site: str | Path, routes: dict[str, dict[str, Any]] | None = None):
+    def __init__(self, site: str | Path, routes: dict[str, dict[str, Any]] | None = None,
+                 *, conditional: bool = False):
         root = Path(site) if isinstance(site, Path) else FIXTURES / site
         table: dict[str, dict[str, Any]] = {}
         routes_file = root / "_routes.json"
         if routes_file.exists():
             table.update(json.loads(routes_file.read_text()))
         table.update(routes or {})
-        self.site = SiteServer(root=root, routes=table)
+        self.site = SiteServer(root=root, routes=table, conditional=conditional)
         self._server = _QuietServer(("127.0.0.1", 0), _handler(self.site))
         self.site.port = self._server.server_address[1]
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)

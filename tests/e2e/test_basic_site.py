@@ -35,7 +35,7 @@ def test_exit_code_and_summary(basic_crawl) -> None:
     _site, _out, _report, run = basic_crawl
     assert run.code == 0, run.stderr
     assert run.stdout == ""  # stdout stays clean for cron
-    assert "22 listed" in run.stderr
+    assert ": 22 listed" in run.stderr
 
 
 def test_lists_exactly_the_indexable_pages_sorted(basic_crawl) -> None:

@@ -92,3 +92,36 @@ def test_arbitrary_hrefs_never_raise(href: str) -> None:
     escaped = href.replace("&", "&amp;").replace('"', "&quot;")
     facts = extract(f'<a href="{escaped}">x</a>', PAGE, "bot")
     assert len(facts.links) <= 1
+
+
+def _hash(html: str, *ignore: str) -> bytes | None:
+    return extract(html, PAGE, "bot", fingerprint_ignoring=ignore).content_hash
+
+
+def test_fingerprint_ignores_noise() -> None:
+    base = "<html><head><title>T</title></head><body><p>Hello world</p><a href='/a'>a</a>"
+    same = [
+        base + "<script>var t = 1;</script>",
+        base + "<style>p { color: red }</style>",
+        base + "<!-- generated at 12:00 -->",
+        base + '<input type="hidden" name="csrf" value="abc123">',
+        base.replace("Hello world", "Hello \n\t  world"),
+    ]
+    reference = _hash(base)
+    assert reference is not None and len(reference) == 16
+    for html in same:
+        assert _hash(html) == reference, html
+
+
+def test_fingerprint_sees_text_links_and_honours_ignore_selectors() -> None:
+    base = "<body><p>Hello</p><a href='/a'>a</a><footer class=clock>12:00</footer>"
+    assert _hash(base) != _hash(base.replace("Hello", "Goodbye"))
+    assert _hash(base) != _hash(base.replace("/a", "/b"))
+    assert _hash(base) != _hash(base.replace("12:00", "12:01"))
+    assert _hash(base, ".clock") == _hash(base.replace("12:00", "12:01"), ".clock")
+    banner = "<body><p>Hi</p><div class=ad><a href='/promo-1'>x</a></div>"
+    assert _hash(banner, ".ad") == _hash(banner.replace("promo-1", "promo-2"), ".ad")
+
+
+def test_fingerprint_is_off_unless_asked() -> None:
+    assert extract("<p>x</p>", PAGE, "bot").content_hash is None

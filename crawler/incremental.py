@@ -1,0 +1,47 @@
+"""How a fetched page meets what the state remembers of it.
+
+The coordinator calls :func:`remember` for every finished page when a state
+file is in use: a ``304 Not Modified`` is replaced by the stored page (its
+verdict, lastmod and outlinks), a fresh page gets its content history
+updated, and either way the page is written back for the next run.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from crawler.dates import trusted_lastmod
+from crawler.frontier import Job
+from crawler.lastmod import choose_lastmod, content_history
+from crawler.page import PageOutcome, targets
+from crawler.state import CrawlState, StoredPage
+
+NOT_MODIFIED = 304
+
+
+def remember(
+    state: CrawlState, job: Job, outcome: PageOutcome, mode: str, run_time: datetime
+) -> tuple[PageOutcome, bool]:
+    """The outcome to use for ``job`` and whether it came from the state (a 304)."""
+    record = outcome.record
+    previous = state.previous(record.url)
+    if record.status == NOT_MODIFIED and previous is not None:
+        stored = previous.record
+        stored.depth, stored.elapsed, stored.attempts = job.depth, record.elapsed, record.attempts
+        header = trusted_lastmod(previous.last_modified, run_time)
+        stored.lastmod = choose_lastmod(mode, header, previous.hash_changed_at)
+        reused = PageOutcome(
+            stored, links=[] if stored.nofollow else previous.links, siblings=targets(stored),
+            etag=outcome.etag or previous.etag,
+            last_modified=outcome.last_modified or previous.last_modified,
+            content_hash=previous.content_hash)
+        state.save(StoredPage(stored, reused.etag, reused.last_modified, previous.content_hash,
+                              previous.hash_changed_at, reused.links))
+        return reused, True
+    old_hash = previous.content_hash if previous else None
+    old_changed = previous.hash_changed_at if previous else None
+    content_hash, changed = content_history(outcome.content_hash, old_hash, old_changed, run_time)
+    record.lastmod = choose_lastmod(mode, record.lastmod, changed)
+    state.save(StoredPage(record, outcome.etag, outcome.last_modified, content_hash, changed,
+                          outcome.links))
+    return outcome, False
