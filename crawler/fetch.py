@@ -22,8 +22,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+import aiohttp
 import anyio
 import httpx
+from httpx_aiohttp import AiohttpTransport
 
 from crawler.config import CrawlConfig
 from crawler.dates import retry_after_seconds
@@ -125,7 +127,10 @@ class Fetcher:
             max_connections=config.concurrency, max_keepalive_connections=config.concurrency
         )
         self._client = httpx.AsyncClient(
-            transport=transport,
+            # httpcore's pool polls every connection on every request and collapses
+            # under concurrency; aiohttp's engine under httpx's API does not
+            # (bench/README.md has the figures).
+            transport=transport or AiohttpTransport(limits=limits),
             limits=limits,
             timeout=httpx.Timeout(config.timeout),
             follow_redirects=False,
@@ -198,7 +203,7 @@ class Fetcher:
                     result.link = h.get_list("link")
                     if want_body(answer.status_code, result.content_type):
                         result.body = await _read_capped(answer, limit)
-                    elif _small(h.get("content-length")):
+                    elif answer.status_code in (204, 304) or _small(h.get("content-length")):
                         # Reading a short 404 or redirect body keeps the connection
                         # alive; closing it unread would cost a new one.
                         async for _ in answer.aiter_raw():
@@ -207,14 +212,20 @@ class Fetcher:
             result.error = ErrorKind.TIMEOUT
         except _TooLarge:
             result.error = ErrorKind.TOO_LARGE
-        except httpx.TimeoutException:
-            result.error = ErrorKind.TIMEOUT
-        except httpx.ConnectError:
-            result.error = ErrorKind.CONNECT
-        except httpx.DecodingError:
-            result.error = ErrorKind.DECODING
-        except (httpx.RemoteProtocolError, httpx.LocalProtocolError):
-            result.error = ErrorKind.NETWORK if result.status else ErrorKind.PROTOCOL
-        except (httpx.HTTPError, httpx.InvalidURL, OSError):
-            result.error = ErrorKind.NETWORK
+        except (httpx.HTTPError, httpx.InvalidURL, aiohttp.ClientError, OSError) as exc:
+            result.error = error_kind(exc, got_status=result.status is not None)
         return result
+
+
+def error_kind(exc: BaseException, *, got_status: bool) -> ErrorKind:
+    """Classify a transport failure by its root cause (aiohttp's, under httpx's)."""
+    cause = exc.__cause__ if isinstance(exc, httpx.HTTPError) and exc.__cause__ else exc
+    if isinstance(cause, aiohttp.ClientConnectorError | httpx.ConnectError):
+        return ErrorKind.CONNECT
+    if isinstance(cause, TimeoutError | httpx.TimeoutException | aiohttp.ServerTimeoutError):
+        return ErrorKind.TIMEOUT
+    if isinstance(cause, httpx.DecodingError):
+        return ErrorKind.DECODING
+    if isinstance(cause, aiohttp.ClientResponseError | httpx.ProtocolError) and not got_status:
+        return ErrorKind.PROTOCOL
+    return ErrorKind.NETWORK

@@ -38,7 +38,7 @@ CONTENT_TYPES = {".html": "text/html", ".htm": "text/html", ".txt": "text/plain"
 class Hit:
     method: str
     path: str
-    headers: dict[str, str]
+    headers: dict[str, str]  # names in lower case
     at: float
     client_port: int = 0
 
@@ -88,7 +88,8 @@ def _handler(site: SiteServer) -> type[BaseHTTPRequestHandler]:
             super().finish()
 
         def do_GET(self) -> None:
-            site.log.append(Hit("GET", self.path, dict(self.headers), time.monotonic(),
+            site.log.append(Hit("GET", self.path, {k.lower(): v for k, v in self.headers.items()},
+                                time.monotonic(),
                                 self.client_address[1]))
             route = (site.routes.get(self.path) or site.routes.get(self.path.split("?")[0])
                      or self._prefix_route())

@@ -71,7 +71,7 @@ def test_never_requests_what_it_must_not(basic_crawl) -> None:
     paths = site.paths()
     for path in NEVER_REQUESTED:
         assert path not in paths
-    assert all(hit.headers.get("Host") == f"127.0.0.1:{site.port}" for hit in site.log)
+    assert all(hit.headers.get("host") == f"127.0.0.1:{site.port}" for hit in site.log)
     assert not any(path.startswith(("/elsewhere", "mailto", "javascript")) for path in paths)
 
 

@@ -196,6 +196,6 @@ def test_user_agent_is_sent_and_its_token_matched(tmp_path: Path) -> None:
         run = run_cli("crawl", site.url + "/", "--out", str(tmp_path),
                       "--user-agent", "MyBot/2.0 (+https://example.com/bot)")
         assert run.code == 0, run.stderr
-        assert all(hit.headers["User-Agent"] == "MyBot/2.0 (+https://example.com/bot)"
+        assert all(hit.headers["user-agent"] == "MyBot/2.0 (+https://example.com/bot)"
                    for hit in site.log)
         assert not any(path.startswith("/p0") for path in site.paths())

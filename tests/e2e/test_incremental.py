@@ -48,7 +48,7 @@ def test_second_run_is_conditional_identical_and_untouched(site_copy: Path, tmp_
         assert second.code == 0, second.stderr
         pages = [hit for hit in site.log if hit.path != "/robots.txt"]
     assert len(pages) == 31
-    assert all(hit.headers.get("If-None-Match") for hit in pages)
+    assert all(hit.headers.get("if-none-match") for hit in pages)
     assert "31 not modified" in second.stderr and "0 of 4 sitemap shard(s) changed" in second.stderr
     assert snapshot(out) == before  # same bytes, same mtimes
 
