@@ -117,6 +117,18 @@ async def _read_capped(answer: httpx.Response, limit: int) -> bytes:
         return answer.content
 
 
+class _Cookies(httpx.Cookies):
+    """httpx's cookie jar, consulted only when a response actually sets a cookie.
+
+    httpx wraps every response for ``http.cookiejar`` even without a
+    ``Set-Cookie`` header; on a crawl of 304s that was a tenth of the run.
+    """
+
+    def extract_cookies(self, response: httpx.Response) -> None:
+        if "set-cookie" in response.headers:
+            super().extract_cookies(response)
+
+
 class Fetcher:
     """One connection pool to the crawled host, and the rules for using it."""
 
@@ -134,6 +146,7 @@ class Fetcher:
             limits=limits,
             timeout=httpx.Timeout(config.timeout),
             follow_redirects=False,
+            cookies=_Cookies(),
             headers={"User-Agent": config.user_agent, "Accept": ACCEPT,
                      "Accept-Encoding": "gzip, deflate"},
         )

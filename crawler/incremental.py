@@ -35,8 +35,7 @@ def remember(
             etag=outcome.etag or previous.etag,
             last_modified=outcome.last_modified or previous.last_modified,
             content_hash=previous.content_hash)
-        state.save(StoredPage(stored, reused.etag, reused.last_modified, previous.content_hash,
-                              previous.hash_changed_at, reused.links))
+        state.touch(stored.url, job.depth)
         return reused, True
     old_hash = previous.content_hash if previous else None
     old_changed = previous.hash_changed_at if previous else None

@@ -219,6 +219,14 @@ class CrawlState:
         self._db.execute("DELETE FROM queue WHERE url_id = ?", (url_id,))
         self._maybe_commit()
 
+    def touch(self, url: str, depth: int) -> None:
+        """A 304: the stored page belongs to this run too, unchanged."""
+        url_id = self._id(url)
+        self._db.execute("UPDATE pages SET run = ?, depth = ? WHERE url_id = ?",
+                         (self.run, depth, url_id))
+        self._db.execute("DELETE FROM queue WHERE url_id = ?", (url_id,))
+        self._maybe_commit()
+
     def _stored(self, url: str, row: tuple, *, with_links: bool = True) -> StoredPage:
         (_id, _run, depth, status, content_type, error, verdict, etag, last_modified, lastmod,
          content_hash, hash_changed_at, canonical, redirect_to, refresh_to, noindex, nofollow,
