@@ -46,60 +46,79 @@ def extract(
     """Read links, canonical, meta robots and meta refresh from a page.
 
     With ``fingerprint_ignoring`` (CSS selectors, possibly none), also hash the
-    page's meaningful content for change detection.
+    page's meaningful content for change detection. Elements are found with
+    ``tags()`` rather than CSS selectors: on a typical page that is a third of
+    the extraction time, and this runs for every page crawled.
     """
     tree = LexborHTMLParser(html)
     facts = PageFacts()
     base = page_url
-    base_node = tree.css_first("base[href]")
-    if base_node is not None:
-        base = resolve_link(page_url, base_node.attributes.get("href") or "") or page_url
+    for node in tree.tags("base"):
+        href = node.attrs.get("href")
+        if href is not None:
+            base = resolve_link(page_url, href) or page_url
+            break
 
     seen: set[str] = set()
-    for node in tree.css("a[href], area[href]"):
-        attrs = node.attributes
-        rel = attrs.get("rel")
-        if rel and "nofollow" in rel.lower().split():
-            facts.nofollow_links += 1
-            continue
-        url = resolve_link(base, attrs.get("href") or "")
-        if url is not None and url not in seen:
-            seen.add(url)
-            facts.links.append(url)
+    links = facts.links
+    for tag in ("a", "area"):
+        for node in tree.tags(tag):
+            attrs = node.attrs
+            href = attrs.get("href")
+            if href is None:
+                continue
+            rel = attrs.get("rel")
+            if rel and "nofollow" in rel.lower().split():
+                facts.nofollow_links += 1
+                continue
+            url = resolve_link(base, href)
+            if url is not None and url not in seen:
+                seen.add(url)
+                links.append(url)
 
-    head = tree.head
     canonicals: set[str | None] = set()
-    if head is not None:
-        for node in head.css("link[rel][href]"):
-            attrs = node.attributes
-            if "canonical" in (attrs.get("rel") or "").lower().split():
-                canonicals.add(resolve_link(base, attrs.get("href") or ""))
+    for node in tree.tags("link"):
+        attrs = node.attrs
+        rel, href = attrs.get("rel"), attrs.get("href")
+        parent = node.parent
+        if (rel and href is not None and parent is not None and parent.tag == "head"
+                and "canonical" in rel.lower().split()):
+            canonicals.add(resolve_link(base, href))
     if len(canonicals) == 1:
         facts.canonical = canonicals.pop()
 
-    contents = []
-    for node in tree.css("meta[name][content]"):
-        attrs = node.attributes
-        if (attrs.get("name") or "").strip().lower() in ("robots", token):
-            contents.append(attrs.get("content") or "")
-    facts.directives = meta_directives(contents)
-
-    for node in tree.css("meta[http-equiv][content]"):
-        attrs = node.attributes
-        if (attrs.get("http-equiv") or "").strip().lower() != "refresh":
+    robots: list[str] = []
+    refresh: str | None = None
+    for node in tree.tags("meta"):
+        attrs = node.attrs
+        content = attrs.get("content")
+        if content is None:
             continue
-        match = _REFRESH.match(attrs.get("content") or "")
-        if match and match.group(2) and match.group(2).strip():
-            target = resolve_link(base, match.group(2).strip())
-            if int(match.group(1)) == 0:
-                facts.refresh_to = target
-            elif target is not None and target not in seen:
-                seen.add(target)
-                facts.links.append(target)
-        break
+        name = attrs.get("name")
+        if name is not None and name.strip().lower() in ("robots", token):
+            robots.append(content)
+        equiv = attrs.get("http-equiv")
+        if refresh is None and equiv is not None and equiv.strip().lower() == "refresh":
+            refresh = content
+    facts.directives = meta_directives(robots)
+    if refresh is not None:
+        _follow_refresh(refresh, base, facts, seen)
     if fingerprint_ignoring is not None:
         facts.content_hash = fingerprint(tree, fingerprint_ignoring)
     return facts
+
+
+def _follow_refresh(content: str, base: str, facts: PageFacts, seen: set[str]) -> None:
+    """An instant refresh acts as a redirect; a delayed one as a link."""
+    match = _REFRESH.match(content)
+    if not match or not match.group(2) or not match.group(2).strip():
+        return
+    target = resolve_link(base, match.group(2).strip())
+    if int(match.group(1)) == 0:
+        facts.refresh_to = target
+    elif target is not None and target not in seen:
+        seen.add(target)
+        facts.links.append(target)
 
 
 def canonical_from_link_headers(values: Iterable[str], page_url: str) -> str | None:

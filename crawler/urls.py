@@ -189,8 +189,8 @@ def resolve_link(base: str, href: str) -> str | None:
     scheme, _, rest = base.partition("://")
     if first == "/":
         if href.startswith("//"):
-            return _absolute(f"{scheme}:{href}")
-        return _join(f"{scheme}://{rest.split('/', 1)[0]}", href)
+            return _absolute(f"{scheme}:{href.partition('#')[0]}")
+        return _join(f"{scheme}://{rest.split('/', 1)[0]}", href.partition("#")[0])
     if first != "?":
         match = _SCHEME.match(href)
         if match:
@@ -205,7 +205,14 @@ def resolve_link(base: str, href: str) -> str | None:
     if first == "?":
         return _join(origin, path.partition("?")[0] + href)
     directory = path.partition("?")[0]
-    return _join(origin, directory[: directory.rfind("/") + 1] + href)
+    reference = directory[: directory.rfind("/") + 1] + href.partition("#")[0]
+    if "." in reference and "%" not in reference:
+        # Spell "../x" from every directory the same way before the cache lookup,
+        # so the links of a whole site share entries instead of missing. (With a
+        # "%" the escapes must be decoded first, as normalize_url does: %2E is ".")
+        ref_path, qmark, query = reference.partition("?")
+        reference = remove_dot_segments(ref_path) + qmark + query
+    return _join(origin, reference)
 
 
 def _needs_strip(href: str) -> bool:
