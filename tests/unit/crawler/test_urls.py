@@ -131,8 +131,9 @@ REFERENCE_CHARS = st.sampled_from([*"ab./?#:=%-_~@!", "..", "../", "./", "//", "
 def test_resolution_agrees_with_urljoin(href: str, base: str) -> None:
     """Differential check: our case-by-case resolution equals urljoin + normalisation.
 
-    References with an authority ("//...") or an empty query ("?") are left to the table: for an empty one
-    urljoin keeps the base's host where RFC 3986 (and browsers) give no valid URL.
+    References with an authority ("//...") or an empty query ("?") are left to the table:
+    urljoin keeps the base's host for an empty authority and the base's query for an
+    empty one, where RFC 3986 (and browsers) differ.
     """
     if "//" in href or re.search(r"\?(#|$)", href):
         return  # urljoin also treats an empty query as absent, keeping the base's
