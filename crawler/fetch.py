@@ -69,6 +69,7 @@ class _Inflater:
     def __init__(self, encoding: str, limit: int) -> None:
         self.limit = limit
         self.size = 0
+        self._raw_deflate_fallback = False
         encoding = encoding.strip().lower()
         if encoding in ("", "identity"):
             self._zlib = None
@@ -87,7 +88,7 @@ class _Inflater:
             try:
                 out = self._zlib.decompress(chunk, self.limit - self.size + 1)
             except zlib.error:
-                if getattr(self, "_raw_deflate_fallback", False) and self.size == 0:
+                if self._raw_deflate_fallback and self.size == 0:
                     # Some servers send raw deflate without the zlib header.
                     self._zlib = zlib.decompressobj(-zlib.MAX_WBITS)
                     self._raw_deflate_fallback = False

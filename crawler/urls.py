@@ -40,6 +40,7 @@ _HOST_OK = re.compile(r"[a-z0-9._\-]+")
 # WHATWG: browsers drop tabs and newlines anywhere in an href, and trim
 # leading/trailing C0 controls and spaces.
 _TAB_NEWLINE = re.compile(r"[\t\n\r]")
+_C0_AND_SPACE = "".join(chr(code) for code in range(0x21))
 
 
 def _encode_char(char: str) -> str:
@@ -128,9 +129,7 @@ def _split_authority(authority: str) -> tuple[str, str] | None:
 
 def normalize_url(url: str) -> str | None:
     """The one spelling of an absolute http(s) URL, or ``None`` if it is not one."""
-    url = _TAB_NEWLINE.sub("", url).strip("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c"
-                                          "\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18"
-                                          "\x19\x1a\x1b\x1c\x1d\x1e\x1f ")
+    url = _TAB_NEWLINE.sub("", url).strip(_C0_AND_SPACE)
     scheme, sep, rest = url.partition(":")
     if not sep:
         return None
@@ -180,7 +179,9 @@ def resolve_link(base: str, href: str) -> str | None:
     ``None`` for links that are not web pages (``javascript:``, ``mailto:``,
     ``tel:``, ``data:``, other schemes) or cannot be parsed.
     """
-    href = _TAB_NEWLINE.sub("", href).strip(" \x0c\x00") if _needs_strip(href) else href
+    if href and (href[0] <= " " or href[-1] <= " " or "\n" in href or "\t" in href
+                 or "\r" in href):
+        href = _TAB_NEWLINE.sub("", href).strip(_C0_AND_SPACE)
     if not href:
         return base
     first = href[0]
@@ -213,11 +214,6 @@ def resolve_link(base: str, href: str) -> str | None:
         ref_path, qmark, query = reference.partition("?")
         reference = remove_dot_segments(ref_path) + qmark + query
     return _join(origin, reference)
-
-
-def _needs_strip(href: str) -> bool:
-    return bool(href) and (href[0] <= " " or href[-1] <= " " or "\n" in href or "\t" in href
-                           or "\r" in href)
 
 
 @lru_cache(maxsize=1 << 15)

@@ -17,6 +17,8 @@ def links(html: str) -> list[str]:
 @pytest.mark.parametrize(("html", "expected"), [
     ('<a href="a.html">', ["http://h/dir/a.html"]),
     ('<a href="  /b  ">', ["http://h/b"]),
+    ('<a href="\x01/c\x1f">', ["http://h/c"]),
+    ('<a href="/d\n/e\t">', ["http://h/d/e"]),
     ('<a href="x#frag">', ["http://h/dir/x"]),
     ('<map><area href="/area"></map>', ["http://h/area"]),
     ('<a href="javascript:x()"></a><a href="mailto:a@b"><a href="tel:1"><a href="data:,x">', []),
