@@ -1,0 +1,59 @@
+"""The pacing gate, on anyio's clock (real time, small intervals)."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+import anyio
+
+from crawler.politeness import Gate
+
+
+def starts(gate: Gate, n: int) -> list[float]:
+    times: list[float] = []
+
+    async def go() -> None:
+        async def one() -> None:
+            await gate.wait()
+            times.append(anyio.current_time())
+
+        async with anyio.create_task_group() as group:
+            for _ in range(n):
+                group.start_soon(one)
+
+    anyio.run(go)
+    return sorted(times)
+
+
+def test_unlimited_gate_does_not_wait() -> None:
+    times = starts(Gate(), 5)
+    assert times[-1] - times[0] < 0.05
+
+
+def test_delay_and_rate_space_request_starts() -> None:
+    for gate, gap in ((Gate(delay=0.05), 0.05), (Gate(rate=20), 0.05)):
+        assert min(b - a for a, b in pairwise(starts(gate, 4))) >= gap - 0.005
+
+
+def test_crawl_delay_only_raises_the_interval() -> None:
+    gate = Gate(delay=0.2)
+    gate.raise_interval(0.1)
+    assert gate.interval == 0.2
+    gate.raise_interval(0.3)
+    assert gate.interval == 0.3
+
+
+def test_back_off_pauses_everyone_then_recovers() -> None:
+    gate = Gate()
+
+    async def go() -> float:
+        gate.back_off(0.2)
+        started = anyio.current_time()
+        await gate.wait()
+        return anyio.current_time() - started
+
+    assert anyio.run(go) >= 0.19
+    assert gate.penalty > 0
+    for _ in range(20):
+        gate.recover()
+    assert gate.penalty == 0

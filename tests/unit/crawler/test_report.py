@@ -1,0 +1,57 @@
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from crawler.errors import ErrorKind
+from crawler.records import CrawlResult, PageRecord, SkippedUrl, Verdict
+from crawler.report import explain_empty, report_json
+
+START = "http://h/"
+
+
+def result(*records: PageRecord, skipped: tuple[SkippedUrl, ...] = ()) -> CrawlResult:
+    return CrawlResult(start_url=START, records=list(records), skipped=list(skipped))
+
+
+def test_report_rows_and_totals() -> None:
+    crawl = result(
+        PageRecord(START, 0, 200, "text/html", datetime(2024, 5, 6, 7, 8, 9, tzinfo=UTC),
+                   verdict=Verdict.LISTED),
+        PageRecord("http://h/old", 1, 301, redirect_to="http://h/new", verdict=Verdict.REDIRECT),
+        PageRecord("http://h/slow", 1, None, error=ErrorKind.TIMEOUT, verdict=Verdict.ERROR),
+        skipped=(SkippedUrl("http://h/private", 1, Verdict.DISALLOWED),),
+    )
+    document = json.loads(report_json(crawl, {"base_url": START}))
+    rows = {row["url"]: row for row in document["urls"]}
+    assert rows[START] == {"url": START, "status": 200, "depth": 0,
+                           "lastmod": "2024-05-06T07:08:09Z", "listed": True, "reason": "listed"}
+    assert rows["http://h/old"]["target"] == "http://h/new"
+    assert rows["http://h/slow"]["error"] == "timeout"
+    assert rows["http://h/private"] == {"url": "http://h/private", "status": None, "depth": 1,
+                                        "lastmod": None, "listed": False,
+                                        "reason": "robots-disallowed"}
+    assert document["totals"]["seen"] == 4 and document["totals"]["listed"] == 1
+    assert document["totals"]["by_reason"]["error"] == 1
+    assert document["base_url"] == START
+    assert [row["url"] for row in document["urls"]] == sorted(rows)
+
+
+def test_explain_empty_follows_the_start_url() -> None:
+    noindex = result(PageRecord(START, 0, 200, "text/html", noindex=True,
+                                verdict=Verdict.NOINDEX))
+    assert f"{START} is noindex" in explain_empty(noindex)
+
+    chain = result(
+        PageRecord(START, 0, 302, redirect_to="http://h/en/", verdict=Verdict.REDIRECT),
+        PageRecord("http://h/en/", 0, 200, "text/html", canonical="http://other/",
+                   verdict=Verdict.CANONICALISED),
+        skipped=(SkippedUrl("http://other/", 0, Verdict.EXTERNAL),),
+    )
+    message = explain_empty(chain)
+    assert "redirects to http://h/en/" in message
+    assert "canonicalised to http://other/" in message
+    assert "http://other/ was not crawled (external)" in message
+
+    broken = result(PageRecord(START, 0, 500, "text/html", verdict=Verdict.NOT_OK))
+    assert "answered HTTP 500" in explain_empty(broken)

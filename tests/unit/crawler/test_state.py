@@ -1,0 +1,91 @@
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from crawler.frontier import Job
+from crawler.records import PageRecord, SkippedUrl, Verdict
+from crawler.state import CrawlState, StateError, StoredPage
+
+ROOT = "http://h/"
+
+
+def page(url: str, links: list[str], etag: str | None = '"v1"') -> StoredPage:
+    record = PageRecord(url, 1, 200, "text/html", verdict=Verdict.LISTED, links_found=len(links))
+    return StoredPage(record, etag, "Wed, 21 Oct 2015 07:28:00 GMT", b"h" * 16,
+                      datetime(2025, 1, 1, tzinfo=UTC), links)
+
+
+def test_round_trip_of_a_page_and_its_outlinks(tmp_path: Path) -> None:
+    state = CrawlState(tmp_path / "s.db", ROOT)
+    state.begin(resume=False)
+    links = [f"http://h/p{n}" for n in range(50)] + ["http://other/"]
+    state.save(page("http://h/a", links))
+    state.finish()
+    state.close()
+    again = CrawlState(tmp_path / "s.db", ROOT)
+    stored = again.previous("http://h/a")
+    assert stored is not None
+    assert stored.links == links  # order kept
+    assert stored.content_hash == b"h" * 16
+    assert stored.hash_changed_at == datetime(2025, 1, 1, tzinfo=UTC)
+    assert again.validators("http://h/a") == {
+        "If-None-Match": '"v1"', "If-Modified-Since": "Wed, 21 Oct 2015 07:28:00 GMT"}
+    assert again.validators("http://h/unknown") == {}
+    again.close()
+
+
+def test_outlinks_are_stored_compactly(tmp_path: Path) -> None:
+    state = CrawlState(tmp_path / "s.db", ROOT)
+    state.begin(resume=False)
+    for n in range(200):
+        state.save(page(f"http://h/p{n}", [f"http://h/p{(n + k) % 200}" for k in range(40)]))
+    state.close()
+    import sqlite3
+    with sqlite3.connect(tmp_path / "s.db") as db:
+        sizes = [row[0] for row in db.execute("SELECT length(outlinks) FROM pages")]
+    assert max(sizes) < 40 * 4  # under 4 bytes a link: a million-page site fits
+
+
+def test_another_scope_is_refused(tmp_path: Path) -> None:
+    CrawlState(tmp_path / "s.db", ROOT).close()
+    with pytest.raises(StateError, match="belongs to a crawl of http://h/"):
+        CrawlState(tmp_path / "s.db", "http://h/docs/")
+
+
+def test_resume_point_has_done_skipped_and_queued(tmp_path: Path) -> None:
+    state = CrawlState(tmp_path / "s.db", ROOT)
+    assert state.begin(resume=True) is None  # nothing to resume: a new run
+    state.save(page("http://h/", ["http://h/a", "http://h/b"]))
+    state.enqueue(Job("http://h/a", 1))
+    state.enqueue(Job("http://h/b", 1, hops=2))
+    state.skip(SkippedUrl("http://h/x", 1, Verdict.DISALLOWED))
+    state.save(page("http://h/a", []))
+    state.close()  # interrupted here
+
+    again = CrawlState(tmp_path / "s.db", ROOT)
+    point = again.begin(resume=True)
+    assert point is not None
+    assert [record.url for record in point.records] == ["http://h/", "http://h/a"]
+    assert point.queue == [Job("http://h/b", 1, hops=2)]
+    assert point.skipped == [SkippedUrl("http://h/x", 1, Verdict.DISALLOWED)]
+    again.finish()
+    again.close()
+    third = CrawlState(tmp_path / "s.db", ROOT)
+    assert third.begin(resume=True) is None  # the run completed: start afresh
+    third.close()
+
+
+def test_finish_forgets_pages_no_longer_reached(tmp_path: Path) -> None:
+    state = CrawlState(tmp_path / "s.db", ROOT)
+    state.begin(resume=False)
+    state.save(page("http://h/gone", []))
+    state.finish()
+    state.begin(resume=False)
+    state.save(page("http://h/kept", []))
+    state.finish()
+    assert state.previous("http://h/gone") is None
+    assert state.previous("http://h/kept") is not None
+    state.close()
