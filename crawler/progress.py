@@ -22,7 +22,9 @@ REFRESH_SECONDS = 0.1
 class CrawlDisplay:
     """The ``on_record`` callback of :func:`crawler.crawl`, plus its screen."""
 
-    def __init__(self, *, quiet: bool, verbose: bool, console: Console | None = None) -> None:
+    def __init__(self, *, quiet: bool, verbose: bool, concurrency: int = 1,
+                 console: Console | None = None) -> None:
+        self.concurrency = concurrency
         self.console = console or Console(stderr=True, highlight=False, soft_wrap=True)
         self.verbose = verbose and not quiet
         self.live_enabled = not quiet and self.console.is_terminal and sys.stderr.isatty()
@@ -57,14 +59,16 @@ class CrawlDisplay:
         now = time.monotonic()
         if self._live is not None and now - self._last_draw >= REFRESH_SECONDS:
             self._last_draw = now
-            self._live.update(Text(status_line(result)), refresh=True)
+            self._live.update(Text(status_line(result, self.concurrency)), refresh=True)
 
 
-def status_line(result: CrawlResult) -> str:
+def status_line(result: CrawlResult, concurrency: int) -> str:
+    """One line of counters. Jobs beyond ``concurrency`` wait at a worker, not on the wire."""
     stats = result.stats
     elapsed = max(time.monotonic() - stats.started, 1e-6) if stats.started else 0.0
     rate = stats.fetched / elapsed if elapsed else 0.0
     return (
-        f"pages {stats.fetched} · queued {stats.queued} · in flight {stats.in_flight} · "
+        f"pages {stats.fetched} · queued {stats.queued} · "
+        f"in flight {min(stats.in_flight, concurrency)} · "
         f"listed {stats.listed} · errors {stats.errors} · {rate:.0f} pages/s"
     )

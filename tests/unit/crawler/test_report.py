@@ -55,3 +55,14 @@ def test_explain_empty_follows_the_start_url() -> None:
 
     broken = result(PageRecord(START, 0, 500, "text/html", verdict=Verdict.NOT_OK))
     assert "answered HTTP 500" in explain_empty(broken)
+
+
+def test_status_line_counts_requests_on_the_wire() -> None:
+    from crawler.progress import status_line
+
+    crawl = result()
+    crawl.stats.fetched, crawl.stats.queued, crawl.stats.in_flight = 12, 30, 7
+    crawl.stats.listed, crawl.stats.errors = 10, 1
+    line = status_line(crawl, concurrency=4)
+    assert line.startswith("pages 12 · queued 30 · in flight 4 · listed 10 · errors 1 · ")
+    assert line.endswith(" pages/s")
