@@ -78,6 +78,26 @@ def report_json(result: CrawlResult, extra: dict[str, Any] | None = None) -> str
     return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
 
 
+# Verdicts that send the start URL on to another URL: words, and the field naming it.
+_FOLLOWED = {
+    Verdict.REDIRECT: ("redirects to", "redirect_to"),
+    Verdict.REFRESH: ("meta-refreshes to", "refresh_to"),
+    Verdict.CANONICALISED: ("is canonicalised to", "canonical"),
+}
+
+
+def _final_reason(record: PageRecord) -> str:
+    if record.verdict is Verdict.NOINDEX:
+        return f"{record.url} is noindex"
+    if record.verdict is Verdict.ERROR:
+        return f"{record.url} failed ({record.error.value if record.error else 'error'})"
+    if record.verdict is Verdict.NOT_OK:
+        return f"{record.url} answered HTTP {record.status}"
+    if record.verdict is Verdict.NOT_HTML:
+        return f"{record.url} is not HTML ({record.content_type})"
+    return f"{record.url}: {record.verdict.value}"
+
+
 def explain_empty(result: CrawlResult) -> str:
     """Why a crawl found nothing to list, in words a site owner acts on."""
     by_url = {record.url: record for record in result.records}
@@ -92,30 +112,13 @@ def explain_empty(result: CrawlResult) -> str:
             reason = skipped.get(url)
             trail.append(f"{url} was not crawled ({reason.value if reason else 'unknown'})")
             break
-        verdict = record.verdict
-        if verdict is Verdict.REDIRECT:
-            trail.append(f"{url} redirects to {record.redirect_to}")
-            url = record.redirect_to
-        elif verdict is Verdict.REFRESH:
-            trail.append(f"{url} meta-refreshes to {record.refresh_to}")
-            url = record.refresh_to
-        elif verdict is Verdict.CANONICALISED:
-            trail.append(f"{url} is canonicalised to {record.canonical}")
-            url = record.canonical
-        elif verdict is Verdict.NOINDEX:
-            trail.append(f"{url} is noindex")
-            break
-        elif verdict is Verdict.ERROR:
-            trail.append(f"{url} failed ({record.error.value if record.error else 'error'})")
-            break
-        elif verdict is Verdict.NOT_OK:
-            trail.append(f"{url} answered HTTP {record.status}")
-            break
-        elif verdict is Verdict.NOT_HTML:
-            trail.append(f"{url} is not HTML ({record.content_type})")
-            break
-        else:
-            break
+        if record.verdict in _FOLLOWED:
+            words, attribute = _FOLLOWED[record.verdict]
+            url = getattr(record, attribute)
+            trail.append(f"{record.url} {words} {url}")
+            continue
+        trail.append(_final_reason(record))
+        break
     counts = Counter(record.verdict.value for record in result.records)
     summary = ", ".join(f"{n} {reason}" for reason, n in counts.most_common())
     return (
