@@ -179,12 +179,12 @@ class _Coordinator:
         validators = self.state.validators(job.url)
         return replace(job, validators=tuple(validators.items())) if validators else job
 
-    def consider(self, url: str, depth: int, hops: int = 0) -> None:
+    def consider(self, url: str, depth: int, hops: int = 0, chain: tuple[str, ...] = ()) -> None:
         """Queue a URL found by the crawl, or record why it is not fetched."""
         frontier = self.frontier
         if not frontier.first_sight(url):
             return
-        job = Job(url, depth, hops)
+        job = Job(url, depth, hops, chain)
         if not self.scope.contains(url):
             reason: Verdict | None = self.scope.classify_outside(url)
         elif not self.policy.allows(url):
@@ -204,6 +204,11 @@ class _Coordinator:
             self.state.skip(item)
 
     def accept(self, job: Job, outcome: PageOutcome) -> None:
+        record = outcome.record
+        chain = (*job.chain, job.url)
+        if record.verdict in (Verdict.REDIRECT, Verdict.REFRESH) and (
+                record.redirect_to in chain or record.refresh_to in chain):
+            record.verdict = Verdict.REDIRECT_LOOP
         if self.state is not None:
             outcome, reused = remember(self.state, job, outcome, self.config.lastmod,
                                        self.run_time)
@@ -214,8 +219,10 @@ class _Coordinator:
         record = outcome.record
         self._count(record)
         for target in outcome.siblings:
-            hops = job.hops + 1 if target in (record.redirect_to, record.refresh_to) else 0
-            self.consider(target, job.depth, hops)
+            if target in (record.redirect_to, record.refresh_to):
+                self.consider(target, job.depth, job.hops + 1, chain)
+            else:
+                self.consider(target, job.depth)
         for link in outcome.links:
             self.consider(link, job.depth + 1)
         self.result.stats.queued = len(self.frontier)

@@ -20,6 +20,7 @@ class Verdict(enum.Enum):
     # fetched, but not listed
     NOT_OK = "status-not-200"
     REDIRECT = "redirect"
+    REDIRECT_LOOP = "redirect-loop"
     REFRESH = "meta-refresh"
     NOT_HTML = "not-html"
     NOINDEX = "noindex"

@@ -93,6 +93,9 @@ def _final_reason(record: PageRecord) -> str:
         return f"{record.url} failed ({record.error.value if record.error else 'error'})"
     if record.verdict is Verdict.NOT_OK:
         return f"{record.url} answered HTTP {record.status}"
+    if record.verdict is Verdict.REDIRECT_LOOP:
+        target = record.redirect_to or record.refresh_to
+        return f"{record.url} redirects back to {target}, closing a loop"
     if record.verdict is Verdict.NOT_HTML:
         return f"{record.url} is not HTML ({record.content_type})"
     return f"{record.url}: {record.verdict.value}"

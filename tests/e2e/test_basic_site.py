@@ -89,7 +89,7 @@ def test_redirect_loop_ends_and_sources_are_not_listed(basic_crawl) -> None:
     assert rows[site.url + "/old-page"]["reason"] == "redirect"
     assert rows[site.url + "/old-page"]["target"] == site.url + "/new-page.html"
     assert rows[site.url + "/loop-a"]["reason"] == "redirect"
-    assert rows[site.url + "/loop-b"]["reason"] == "redirect"
+    assert rows[site.url + "/loop-b"]["reason"] == "redirect-loop"
     assert rows["http://example.org/"]["reason"] == "external"
 
 

@@ -82,7 +82,8 @@ def test_redirect_loop_ends(tmp_path: Path) -> None:
         run, rows = crawl(site, tmp_path)
         assert site.count("/a") == 1 and site.count("/b") == 1
     assert run.code == 0
-    assert rows["/a"]["reason"] == rows["/b"]["reason"] == "redirect"
+    assert rows["/a"]["reason"] == "redirect"
+    assert rows["/b"]["reason"] == "redirect-loop"  # the hop that closes the loop
 
 
 def test_infinite_calendar_is_bounded_and_counted(tmp_path: Path) -> None:

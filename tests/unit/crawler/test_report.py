@@ -53,6 +53,11 @@ def test_explain_empty_follows_the_start_url() -> None:
     assert "canonicalised to http://other/" in message
     assert "http://other/ was not crawled (external)" in message
 
+    loop = result(
+        PageRecord(START, 0, 302, redirect_to="http://h/a", verdict=Verdict.REDIRECT),
+        PageRecord("http://h/a", 0, 302, redirect_to=START, verdict=Verdict.REDIRECT_LOOP))
+    assert f"http://h/a redirects back to {START}, closing a loop" in explain_empty(loop)
+
     broken = result(PageRecord(START, 0, 500, "text/html", verdict=Verdict.NOT_OK))
     assert "answered HTTP 500" in explain_empty(broken)
 
