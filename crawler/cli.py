@@ -63,6 +63,7 @@ from sitemap_writer import (
     WriteResult,
     ensure_output_dir,
     normalize_base_url,
+    output_lock,
     published_url_count,
     write_sitemaps,
 )
@@ -192,6 +193,20 @@ def _crawl_and_write(
     except OutputError as exc:
         raise Failure(str(exc), EXIT_OUTPUT) from None
 
+    try:
+        with output_lock(out_dir):
+            return _crawl_locked(display, config, quiet=quiet, out_dir=out_dir, base=base,
+                                 max_urls=max_urls_per_sitemap, max_bytes=max_bytes_per_sitemap,
+                                 compressed=compressed, report_file=report_file,
+                                 allow_shrink=allow_shrink)
+    except OutputError as exc:
+        raise Failure(str(exc), EXIT_OUTPUT) from None
+
+
+def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, out_dir: Path,
+                  base: str, max_urls: int, max_bytes: int, compressed: bool,
+                  report_file: Path | None, allow_shrink: bool) -> int:
+    """Crawl, then publish; runs while this process holds the output directory."""
     started = time.monotonic()
     try:
         with display:
@@ -211,14 +226,10 @@ def _crawl_and_write(
             f"refusing to replace a sitemap of {previous} URLs with one of {len(entries)} "
             f"(more than half gone: an outage or a login wall?); previous output kept; "
             "use --allow-shrink if the site really shrank", EXIT_SHRINK)
-    try:
-        written = write_sitemaps(
-            entries, out_dir=out_dir, base_url=base, compressed=compressed,
-            max_urls=max_urls_per_sitemap, max_bytes=max_bytes_per_sitemap,
-            robots_txt=result.robots_txt,
-        )
-    except OutputError as exc:
-        raise Failure(str(exc), EXIT_OUTPUT) from None
+    written = write_sitemaps(
+        entries, out_dir=out_dir, base_url=base, compressed=compressed,
+        max_urls=max_urls, max_bytes=max_bytes, robots_txt=result.robots_txt,
+    )
     if not quiet:
         _summary(display, result, written, time.monotonic() - started, out_dir)
     return EXIT_OK

@@ -12,7 +12,7 @@ from sitemap_writer.entry import (
 from sitemap_writer.errors import InvalidEntry, LimitError, OutputError, SitemapError
 from sitemap_writer.existing import published_url_count
 from sitemap_writer.index import INDEX_NAME
-from sitemap_writer.publish import ensure_output_dir
+from sitemap_writer.publish import ensure_output_dir, output_lock
 from sitemap_writer.robots_txt import with_sitemap_line
 from sitemap_writer.writer import WriteResult, normalize_base_url, write_sitemaps
 
@@ -29,6 +29,7 @@ __all__ = [
     "WriteResult",
     "ensure_output_dir",
     "normalize_base_url",
+    "output_lock",
     "published_url_count",
     "with_sitemap_line",
     "write_sitemaps",

@@ -13,6 +13,7 @@ change are left alone, so their mtime (and HTTP caches) stay valid.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import re
 import shutil
@@ -47,6 +48,35 @@ def ensure_output_dir(out_dir: Path) -> None:
         os.rmdir(probe)
     except OSError as exc:
         raise OutputError(f"output directory {out_dir} is not writable: {exc.strerror}") from None
+
+
+@contextlib.contextmanager
+def output_lock(out_dir: Path) -> Iterator[None]:
+    """Hold ``out_dir`` for one run: overlapping cron runs must not interleave.
+
+    An exclusive ``flock`` on the directory itself, so no lock file is left in
+    what the web server publishes; the kernel drops it when the process dies,
+    so a killed run never leaves it stuck. Under the lock, staging directories
+    left by a killed run are removed.
+    """
+    ensure_output_dir(out_dir)
+    try:
+        fd = os.open(out_dir, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as exc:
+        raise OutputError(f"cannot lock {out_dir}: {exc.strerror}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise OutputError(
+                f"another sitemap-crawler run is writing into {out_dir}; "
+                "wait for it to finish"
+            ) from None
+        for stale in out_dir.glob(STAGING_PREFIX + "*"):
+            shutil.rmtree(stale, ignore_errors=True)
+        yield
+    finally:
+        os.close(fd)
 
 
 @contextlib.contextmanager

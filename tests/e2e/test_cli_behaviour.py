@@ -199,3 +199,26 @@ def test_user_agent_is_sent_and_its_token_matched(tmp_path: Path) -> None:
         assert all(hit.headers["user-agent"] == "MyBot/2.0 (+https://example.com/bot)"
                    for hit in site.log)
         assert not any(path.startswith("/p0") for path in site.paths())
+
+
+def test_overlapping_runs_into_one_directory_are_refused(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    from conftest import REPO
+
+    out = tmp_path / "out"
+    with RunningServer("many", {"/p*": {"delay": 0.5}}) as site:
+        first = subprocess.Popen(
+            [sys.executable, "-m", "crawler", "crawl", site.url + "/", "--out", str(out), "-q"],
+            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 20
+        while not any(p.startswith("/p") for p in site.paths()):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        second = run_cli("crawl", site.url + "/", "--out", str(out))
+        first.kill()
+        first.communicate()
+    assert second.code == 4
+    assert "another sitemap-crawler run" in second.stderr and second.stderr.count("\n") == 1

@@ -130,3 +130,18 @@ def test_files_are_world_readable(tmp_path: Path) -> None:
         os.umask(old)
     for path in tmp_path.iterdir():
         assert path.stat().st_mode & 0o777 == 0o644, path
+
+
+def test_output_lock_is_exclusive_and_clears_stale_staging(tmp_path: Path) -> None:
+    from sitemap_writer import output_lock
+
+    stale = tmp_path / ".sitemap-staging-dead"
+    stale.mkdir()
+    (stale / "sitemap-00001.xml.gz").write_bytes(b"half written")
+    with output_lock(tmp_path):
+        assert not stale.exists()  # a killed run's leftovers, safe to remove under the lock
+        with pytest.raises(OutputError, match="another sitemap-crawler run"), \
+                output_lock(tmp_path):
+            pass
+    with output_lock(tmp_path):  # released again
+        pass
