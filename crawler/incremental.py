@@ -24,7 +24,8 @@ def remember(
 ) -> tuple[PageOutcome, bool]:
     """The outcome to use for ``job`` and whether it came from the state (a 304)."""
     record = outcome.record
-    previous = state.previous(record.url)
+    # Outlinks are only needed when a 304 stands in for the page.
+    previous = state.previous(record.url, with_links=record.status == NOT_MODIFIED)
     if record.status == NOT_MODIFIED and previous is not None:
         stored = previous.record
         stored.depth, stored.elapsed, stored.attempts = job.depth, record.elapsed, record.attempts

@@ -14,6 +14,7 @@ import tldextract
 
 from crawler.records import Verdict
 from crawler.urls import (
+    PATH_SAFE,
     host_of,
     normalize_escapes,
     normalize_url,
@@ -25,9 +26,6 @@ from crawler.urls import (
 # Offline by construction: the bundled public-suffix snapshot, no download,
 # no cache written to the home directory.
 _EXTRACT = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
-_PATH_CHARS = frozenset(
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/"
-)
 
 
 def default_prefix(start_url: str) -> str:
@@ -38,7 +36,7 @@ def default_prefix(start_url: str) -> str:
 
 def normalize_prefix(prefix: str) -> str:
     """Spell a path prefix the way normalised URLs spell their paths."""
-    return remove_dot_segments(normalize_escapes(prefix, _PATH_CHARS)) or "/"
+    return remove_dot_segments(normalize_escapes(prefix, PATH_SAFE)) or "/"
 
 
 def registered_domain(host: str) -> str:

@@ -20,7 +20,7 @@ import sqlite3
 import time
 import zlib
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -193,11 +193,12 @@ class CrawlState:
             headers["If-Modified-Since"] = row[1]
         return headers
 
-    def previous(self, url: str) -> StoredPage | None:
+    def previous(self, url: str, *, with_links: bool = True) -> StoredPage | None:
+        """What the store has of ``url``; outlinks are decoded only when asked for."""
         row = self._db.execute(
             "SELECT p.* FROM pages p JOIN urls u ON u.id = p.url_id WHERE u.url = ?",
             (url,)).fetchone()
-        return self._stored(url, row) if row else None
+        return self._stored(url, row, with_links=with_links) if row else None
 
     def save(self, page: StoredPage) -> None:
         """Store a finished page of this run and take it off the queue."""
@@ -247,15 +248,14 @@ class CrawlState:
 
     def _resume_point(self) -> ResumePoint:
         records = [self._stored(url, tuple(row), with_links=False).record
-                   for url, *row in self._rows(
+                   for url, *row in self._db.execute(
             "SELECT u.url, p.* FROM pages p JOIN urls u ON u.id = p.url_id "
             "WHERE p.run = ? ORDER BY p.rowid", (self.run,))]
-        skipped = [SkippedUrl(url, depth, Verdict(reason)) for url, depth, reason in self._rows(
-            "SELECT u.url, s.depth, s.reason FROM skipped s JOIN urls u ON u.id = s.url_id", ())]
-        queue = [Job(url, depth, hops) for url, depth, hops in self._rows(
+        skipped = [SkippedUrl(url, depth, Verdict(reason))
+                   for url, depth, reason in self._db.execute(
+                       "SELECT u.url, s.depth, s.reason FROM skipped s "
+                       "JOIN urls u ON u.id = s.url_id")]
+        queue = [Job(url, depth, hops) for url, depth, hops in self._db.execute(
             "SELECT u.url, q.depth, q.hops FROM queue q JOIN urls u ON u.id = q.url_id "
             "ORDER BY q.seq", ())]
         return ResumePoint(records, skipped, queue)
-
-    def _rows(self, sql: str, params: tuple) -> Iterator[tuple]:
-        yield from self._db.execute(sql, params)

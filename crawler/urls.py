@@ -30,8 +30,9 @@ import idna
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
 _UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
-_PATH_SAFE = _UNRESERVED | frozenset("!$&'()*+,;=:@/")
-_QUERY_SAFE = _PATH_SAFE | frozenset("?")
+# Characters a path may hold raw (RFC 3986 pchar and "/"); the rest is percent-encoded.
+PATH_SAFE = _UNRESERVED | frozenset("!$&'()*+,;=:@/")
+_QUERY_SAFE = PATH_SAFE | frozenset("?")
 _HEX = frozenset(string.hexdigits)
 # Anything outside these classes (including "%") needs the slow path.
 _PATH_NEEDS_WORK = re.compile(r"[^A-Za-z0-9\-._~!$&'()*+,;=:@/]")
@@ -159,7 +160,7 @@ def normalize_url(url: str) -> str | None:
             port = f":{int(port_text)}"
     path, _, query = tail.partition("?")
     if _PATH_NEEDS_WORK.search(path):
-        path = normalize_escapes(path, _PATH_SAFE)
+        path = normalize_escapes(path, PATH_SAFE)
     path = remove_dot_segments(path) if path else "/"
     if query and _QUERY_NEEDS_WORK.search(query):
         query = normalize_escapes(query, _QUERY_SAFE)
