@@ -16,7 +16,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import anyio
-import httpx
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from crawler.config import CrawlConfig
@@ -40,7 +39,6 @@ async def crawl(
     config: CrawlConfig,
     *,
     on_record: ProgressCallback | None = None,
-    transport: httpx.AsyncBaseTransport | None = None,
 ) -> CrawlResult:
     """Crawl the site ``config`` describes. Raises :class:`StartUrlError` and
     :class:`~crawler.state.StateError` (a :class:`ConfigError`) only."""
@@ -54,7 +52,7 @@ async def crawl(
     state = CrawlState(Path(config.state_path), scope.root) if config.state_path else None
     try:
         point = state.begin(resume=config.resume) if state else None
-        async with Fetcher(config, transport=transport) as fetcher:
+        async with Fetcher(config) as fetcher:
             policy = await _load_robots(fetcher, scope, config, result)
             _check_start(start, scope, policy, result)
             delay = policy.crawl_delay()

@@ -25,7 +25,7 @@ def imported_modules(package: str) -> dict[str, set[str]]:
 
 def test_writer_knows_nothing_of_http_or_the_crawler() -> None:
     for module, names in imported_modules("sitemap_writer").items():
-        assert not names & {"crawler", "httpx", "anyio", "selectolax", "protego"}, module
+        assert not names & {"crawler", "aiohttp", "anyio", "selectolax", "protego"}, module
 
 
 def test_crawler_knows_nothing_of_xml_except_in_the_cli() -> None:
@@ -35,9 +35,10 @@ def test_crawler_knows_nothing_of_xml_except_in_the_cli() -> None:
         assert not names & {"sitemap_writer", "lxml", "xml"}, module
 
 
-def test_only_fetch_and_engine_use_httpx() -> None:
-    users = {m for m, names in imported_modules("crawler").items() if "httpx" in names}
-    assert users <= {"fetch.py", "engine.py"}
+def test_only_fetch_speaks_http() -> None:
+    users = {m for m, names in imported_modules("crawler").items()
+             if names & {"aiohttp", "yarl", "httpx"}}
+    assert users == {"fetch.py"}
 
 
 @pytest.mark.parametrize("package", ["crawler", "sitemap_writer"])
