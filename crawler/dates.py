@@ -9,14 +9,20 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
+from functools import lru_cache
 
 EARLIEST_TRUSTED = datetime(1994, 1, 1, tzinfo=UTC)
 # Clocks drift: a header a few minutes ahead of ours is still plausible.
 CLOCK_SKEW = timedelta(minutes=5)
 
 
+@lru_cache(maxsize=4096)
 def parse_http_date(value: str | None) -> datetime | None:
-    """An RFC 9110 HTTP-date as an aware UTC datetime, or ``None`` if unparseable."""
+    """An RFC 9110 HTTP-date as an aware UTC datetime, or ``None`` if unparseable.
+
+    Cached: a site's pages share few distinct dates (one deploy, one mtime), and
+    email.utils' parser is slow enough to show on a crawl of 304s.
+    """
     if not value:
         return None
     try:

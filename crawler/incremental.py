@@ -24,15 +24,15 @@ def remember(
 ) -> tuple[PageOutcome, bool]:
     """The outcome to use for ``job`` and whether it came from the state (a 304)."""
     record = outcome.record
-    # Outlinks are only needed when a 304 stands in for the page.
-    previous = state.previous(record.url, with_links=record.status == NOT_MODIFIED)
+    previous = state.previous(record.url, with_links=False)
     if record.status == NOT_MODIFIED and previous is not None:
         stored = previous.record
         stored.depth, stored.elapsed, stored.attempts = job.depth, record.elapsed, record.attempts
         header = trusted_lastmod(previous.last_modified, run_time)
         stored.lastmod = choose_lastmod(mode, header, previous.hash_changed_at)
         reused = PageOutcome(
-            stored, links=[] if stored.nofollow else previous.links, siblings=targets(stored),
+            stored, links=[] if stored.nofollow else state.new_outlinks(previous),
+            siblings=targets(stored),
             etag=outcome.etag or previous.etag,
             last_modified=outcome.last_modified or previous.last_modified,
             content_hash=previous.content_hash)

@@ -26,6 +26,8 @@ class Gate:
 
     async def wait(self) -> None:
         spacing = self.interval + self.penalty
+        if spacing <= 0 and not self._next_start:
+            return  # never held back: no clock needed (the common case)
         now = anyio.current_time()
         if spacing <= 0 and self._next_start <= now:
             return

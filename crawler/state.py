@@ -66,6 +66,7 @@ class StoredPage:
     content_hash: bytes | None
     hash_changed_at: datetime | None
     links: list[str] = field(default_factory=list)
+    outlinks: bytes | None = None  # the packed ids ``links`` is decoded from
 
 
 @dataclass(slots=True)
@@ -106,6 +107,10 @@ class CrawlState:
         self.run = int(stored.get("run", "0"))
         self._running = stored.get("run_state") == "running"
         self._ids: dict[str, int] = {}
+        # Page rows read for a request's validators, kept until its answer is in.
+        self._rows: dict[str, tuple] = {}
+        # URL ids whose outlinks were already handed to the crawl this run.
+        self._handed: set[int] = set()
         self._pending = 0
         self._last_commit = time.monotonic()
         self._db.execute("BEGIN")
@@ -169,7 +174,23 @@ class CrawlState:
             chunk = wanted[start : start + 500]
             marks = ",".join("?" * len(chunk))
             names.update(self._db.execute(f"SELECT id, url FROM urls WHERE id IN ({marks})", chunk))
+        self._ids.update((url, url_id) for url_id, url in names.items())
         return [names[url_id] for url_id in wanted if url_id in names]
+
+    def _known_id(self, url: str) -> int | None:
+        known = self._ids.get(url)
+        if known is None:
+            row = self._db.execute("SELECT id FROM urls WHERE url = ?", (url,)).fetchone()
+            if row is None:
+                return None
+            known = self._ids[url] = row[0]
+        return known
+
+    def _row(self, url: str) -> tuple | None:
+        url_id = self._known_id(url)
+        if url_id is None:
+            return None
+        return self._db.execute("SELECT * FROM pages WHERE url_id = ?", (url_id,)).fetchone()
 
     # --- the queue ------------------------------------------------------------------
     def enqueue(self, job: Job) -> None:
@@ -182,23 +203,42 @@ class CrawlState:
 
     # --- pages ----------------------------------------------------------------------
     def validators(self, url: str) -> dict[str, str]:
-        """Conditional-request headers for a page that answered 200 before."""
-        row = self._db.execute(
-            "SELECT p.etag, p.last_modified FROM pages p JOIN urls u ON u.id = p.url_id "
-            "WHERE u.url = ? AND p.status = 200", (url,)).fetchone()
+        """Conditional-request headers for a page that answered 200 before.
+
+        The page's row is kept for :meth:`previous`, which the answer will need:
+        one primary-key read per URL instead of two joins.
+        """
+        row = self._row(url)
         headers: dict[str, str] = {}
-        if row and row[0]:
-            headers["If-None-Match"] = row[0]
-        if row and row[1]:
-            headers["If-Modified-Since"] = row[1]
+        if row is None:
+            return headers
+        self._rows[url] = row
+        if row[3] == 200 and row[7]:
+            headers["If-None-Match"] = row[7]
+        if row[3] == 200 and row[8]:
+            headers["If-Modified-Since"] = row[8]
         return headers
 
     def previous(self, url: str, *, with_links: bool = True) -> StoredPage | None:
         """What the store has of ``url``; outlinks are decoded only when asked for."""
-        row = self._db.execute(
-            "SELECT p.* FROM pages p JOIN urls u ON u.id = p.url_id WHERE u.url = ?",
-            (url,)).fetchone()
+        row = self._rows.pop(url, None) or self._row(url)
         return self._stored(url, row, with_links=with_links) if row else None
+
+    def new_outlinks(self, page: StoredPage) -> list[str]:
+        """The stored outlinks of ``page`` that no earlier call this run returned.
+
+        On a re-crawl of 304s nearly every outlink was seen already; filtering
+        their ids in a set spares building and re-judging some forty URL
+        strings per page. Returning a link twice would be harmless, only slower.
+        """
+        if not page.outlinks:
+            return []
+        ids = array("I")
+        ids.frombytes(zlib.decompress(page.outlinks))
+        handed = self._handed
+        fresh = [url_id for url_id in dict.fromkeys(ids) if url_id not in handed]
+        handed.update(fresh)
+        return self._urls(fresh) if fresh else []
 
     def save(self, page: StoredPage) -> None:
         """Store a finished page of this run and take it off the queue."""
@@ -244,7 +284,7 @@ class CrawlState:
             ids.frombytes(zlib.decompress(outlinks))
             links = self._urls(ids)
         return StoredPage(record, etag, last_modified, content_hash, _moment(hash_changed_at),
-                          links)
+                          links, outlinks)
 
     def _resume_point(self) -> ResumePoint:
         records = [self._stored(url, tuple(row), with_links=False).record

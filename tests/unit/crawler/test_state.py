@@ -37,6 +37,39 @@ def test_round_trip_of_a_page_and_its_outlinks(tmp_path: Path) -> None:
     again.close()
 
 
+def test_new_outlinks_hands_each_link_out_once_per_run(tmp_path: Path) -> None:
+    state = CrawlState(tmp_path / "s.db", ROOT)
+    state.begin(resume=False)
+    state.save(page("http://h/a", ["http://h/x", "http://h/y", "http://h/x"]))
+    state.save(page("http://h/b", ["http://h/y", "http://h/z"]))
+    state.finish()
+    state.close()
+    again = CrawlState(tmp_path / "s.db", ROOT)
+    again.begin(resume=False)
+    first, second = again.previous("http://h/a"), again.previous("http://h/b")
+    assert first is not None and second is not None
+    assert again.new_outlinks(first) == ["http://h/x", "http://h/y"]  # order kept, once
+    assert again.new_outlinks(second) == ["http://h/z"]
+    assert again.new_outlinks(first) == []
+    again.close()
+
+
+def test_the_answer_reuses_the_row_read_for_the_validators(tmp_path: Path) -> None:
+    state = CrawlState(tmp_path / "s.db", ROOT)
+    state.begin(resume=False)
+    state.save(page("http://h/a", []))
+    state.save(page("http://h/no-etag", [], etag=None))
+    assert "If-None-Match" not in state.validators("http://h/no-etag")
+    statements: list[str] = []
+    state._db.set_trace_callback(statements.append)
+    assert state.validators("http://h/a")["If-None-Match"] == '"v1"'
+    stored = state.previous("http://h/a", with_links=False)
+    assert stored is not None and stored.etag == '"v1"'
+    assert len([s for s in statements if "FROM pages" in s]) == 1
+    assert state.previous("http://h/unseen") is None
+    state.close()
+
+
 def test_outlinks_are_stored_compactly(tmp_path: Path) -> None:
     state = CrawlState(tmp_path / "s.db", ROOT)
     state.begin(resume=False)
