@@ -136,6 +136,7 @@ class _Coordinator:
         self.state = state
         self.run_time = datetime.now(UTC).replace(microsecond=0)
         self.ignoring = config.ignore_selectors if config.fingerprints else None
+        self.token = config.robots_token  # derived by a regex: once, not per page
         self.frontier = Frontier(
             max_depth=config.max_depth,
             max_pages=config.max_pages,
@@ -168,7 +169,7 @@ class _Coordinator:
     async def fetch(self, job: Job) -> PageOutcome:
         headers = dict(job.validators) if job.validators else None
         response = await self.fetcher.fetch(job.url, want_body=wants_body, headers=headers)
-        return read_page(response, job.depth, self.config.robots_token, datetime.now(UTC),
+        return read_page(response, job.depth, self.token, datetime.now(UTC),
                          self.ignoring)
 
     def _with_validators(self, job: Job) -> Job:

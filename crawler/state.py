@@ -235,10 +235,12 @@ class CrawlState:
             return []
         ids = array("I")
         ids.frombytes(zlib.decompress(page.outlinks))
-        handed = self._handed
-        fresh = [url_id for url_id in dict.fromkeys(ids) if url_id not in handed]
-        handed.update(fresh)
-        return self._urls(fresh) if fresh else []
+        unseen = set(ids)
+        unseen -= self._handed  # in C: most pages bring no new id at all
+        if not unseen:
+            return []
+        self._handed |= unseen
+        return self._urls(url_id for url_id in dict.fromkeys(ids) if url_id in unseen)
 
     def save(self, page: StoredPage) -> None:
         """Store a finished page of this run and take it off the queue."""
