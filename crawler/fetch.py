@@ -45,6 +45,9 @@ BACKOFF_CAP = 30.0
 DRAIN_LIMIT = 64 * 1024
 # Idle keep-alive connections are closed after this many seconds.
 KEEPALIVE_SECONDS = 15.0
+# aiohttp's 8 KiB default per header line refuses real pages whose
+# Content-Security-Policy or Link header runs to 10-20 KB.
+MAX_HEADER_BYTES = 64 * 1024
 ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"
 
 
@@ -153,6 +156,8 @@ class Fetcher:
             timeout=aiohttp.ClientTimeout(total=config.timeout, sock_connect=config.timeout,
                                           sock_read=config.timeout),
             trust_env=False,
+            max_line_size=MAX_HEADER_BYTES,
+            max_field_size=MAX_HEADER_BYTES,
         )
         return self
 

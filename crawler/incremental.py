@@ -28,15 +28,16 @@ def remember(
     if record.status == NOT_MODIFIED and previous is not None:
         stored = previous.record
         stored.depth, stored.elapsed, stored.attempts = job.depth, record.elapsed, record.attempts
-        header = trusted_lastmod(previous.last_modified, run_time)
+        # A 304 may carry updated validators (RFC 9110 §15.4.5); keep the newest.
+        etag = outcome.etag or previous.etag
+        last_modified = outcome.last_modified or previous.last_modified
+        header = trusted_lastmod(last_modified, run_time)
         stored.lastmod = choose_lastmod(mode, header, previous.hash_changed_at)
         reused = PageOutcome(
             stored, links=[] if stored.nofollow else state.new_outlinks(previous),
-            siblings=targets(stored),
-            etag=outcome.etag or previous.etag,
-            last_modified=outcome.last_modified or previous.last_modified,
+            siblings=targets(stored), etag=etag, last_modified=last_modified,
             content_hash=previous.content_hash)
-        state.touch(stored.url, job.depth)
+        state.touch(stored.url, job.depth, etag, last_modified)
         return reused, True
     old_hash = previous.content_hash if previous else None
     old_changed = previous.hash_changed_at if previous else None

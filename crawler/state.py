@@ -262,11 +262,12 @@ class CrawlState:
         self._db.execute("DELETE FROM queue WHERE url_id = ?", (url_id,))
         self._maybe_commit()
 
-    def touch(self, url: str, depth: int) -> None:
-        """A 304: the stored page belongs to this run too, unchanged."""
+    def touch(self, url: str, depth: int, etag: str | None, last_modified: str | None) -> None:
+        """A 304: the stored page belongs to this run too, unchanged but for its validators."""
         url_id = self._id(url)
-        self._db.execute("UPDATE pages SET run = ?, depth = ? WHERE url_id = ?",
-                         (self.run, depth, url_id))
+        self._db.execute(
+            "UPDATE pages SET run = ?, depth = ?, etag = ?, last_modified = ? WHERE url_id = ?",
+            (self.run, depth, etag, last_modified, url_id))
         self._db.execute("DELETE FROM queue WHERE url_id = ?", (url_id,))
         self._maybe_commit()
 

@@ -161,3 +161,14 @@ def test_corrupt_or_unknown_encoding_is_a_decoding_error() -> None:
 
     assert fetch(corrupt, retries=0).error is ErrorKind.DECODING
     assert fetch(brotli, retries=0).error is ErrorKind.DECODING
+
+
+def test_long_response_headers_are_accepted() -> None:
+    # Real sites send Content-Security-Policy and Link headers of 10-20 KB.
+    async def handler(request: web.Request) -> web.Response:
+        return web.Response(text="ok", headers={"Content-Security-Policy": "a" * 20_000,
+                                                "Link": "<http://127.0.0.1/x>; rel=x, " * 700})
+
+    response = fetch(handler)
+    assert response.status == 200 and response.body == b"ok"
+    assert len(response.link[0]) > 16_000
