@@ -2,7 +2,8 @@
 
     python bench/bench.py --pages 10000 --repeats 3            # synthetic site
     python bench/bench.py --corpus synthetic,pg --repeats 3    # both, one after the other
-    python bench/bench.py --pages 10000 --incremental          # first vs second run
+    python bench/bench.py --pages 10000 --incremental          # first vs second run, and
+                                                               # the bare-aiohttp floor
 
 The PostgreSQL HTML docs come from the Debian package postgresql-doc-15; where
 it cannot be installed, that corpus is skipped with a message.
@@ -193,9 +194,12 @@ def bench_corpus(args: argparse.Namespace, corpus: str, root: Path, truth: set[s
                        "--out", str(out), "--concurrency", str(args.concurrency)]
             if args.incremental:
                 command += ["--state", str(state)]
-            for run in ("first", "second") if args.incremental else ("first",):
+            floor = [sys.executable, str(Path(__file__).with_name("floor_304.py")), str(state),
+                     "--concurrency", str(args.concurrency)]
+            runs = ("first", "second", "floor") if args.incremental else ("first",)
+            for run in runs:
                 mark = nginx.log_mark()
-                figures = run_crawl(command, args.timeout)
+                figures = run_crawl(floor if run == "floor" else command, args.timeout)
                 log = nginx.log_since(mark)
                 pages = {uri.split("?")[0] for status, _, uri in log
                          if status in (200, 304) and not uri.endswith(".txt")}
@@ -206,7 +210,8 @@ def bench_corpus(args: argparse.Namespace, corpus: str, root: Path, truth: set[s
                        "bytes_sent": sum(sent for _, sent, _ in log),
                        "pages_per_s": len(pages) / figures["wall"],
                        "cpu_ms_per_page": 1000 * figures["cpu"] / max(len(pages), 1),
-                       "complete": len(truth & {p.split("?")[0] for p in listed}) / len(truth)}
+                       "complete": float("nan") if run == "floor"  # it lists nothing
+                       else len(truth & {p.split("?")[0] for p in listed}) / len(truth)}
                 rows.append(row)
                 print(json.dumps({k: (round(v, 4) if isinstance(v, float) else v)
                                   for k, v in row.items() if k != "stderr"}), flush=True)
@@ -228,14 +233,15 @@ def summarize(rows: list[dict]) -> None:
               f"| {min(r['complete'] for r in chosen):.4f} "
               f"| {statistics.median(r['bytes_sent'] for r in chosen):.0f} |")
     firsts = {(r["corpus"], r["repeat"]): r for r in rows if r["run"] == "first"}
-    seconds = [r for r in rows if r["run"] == "second"]
-    for corpus in sorted({r["corpus"] for r in seconds}):
-        pairs = [(firsts[r["corpus"], r["repeat"]], r) for r in seconds if r["corpus"] == corpus]
-        time_ratio = statistics.median(second["wall"] / first["wall"] for first, second in pairs)
-        byte_ratio = statistics.median(second["bytes_sent"] / first["bytes_sent"]
-                                       for first, second in pairs)
-        print(f"\n{corpus}: second run / first run: wall time {time_ratio:.1%}, "
-              f"bytes {byte_ratio:.1%}")
+    for run, label in (("second", "second run"), ("floor", "bare aiohttp 304 floor")):
+        later = [r for r in rows if r["run"] == run]
+        for corpus in sorted({r["corpus"] for r in later}):
+            pairs = [(firsts[r["corpus"], r["repeat"]], r) for r in later
+                     if r["corpus"] == corpus]
+            time_ratio = statistics.median(b["wall"] / a["wall"] for a, b in pairs)
+            byte_ratio = statistics.median(b["bytes_sent"] / a["bytes_sent"] for a, b in pairs)
+            print(f"\n{corpus}: {label} / first run: wall time {time_ratio:.1%}, "
+                  f"bytes {byte_ratio:.1%}")
 
 
 if __name__ == "__main__":
