@@ -46,8 +46,10 @@ _C0_AND_SPACE = "".join(chr(code) for code in range(0x21))
 
 def _encode_char(char: str) -> str:
     try:
-        raw = char.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate: publish U+FFFD instead
+        # A surrogate escape is a raw header byte (aiohttp decodes headers with
+        # surrogateescape): the byte is what the server named.
+        raw = char.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # any other lone surrogate: publish U+FFFD instead
         raw = "\ufffd".encode()
     return "".join(f"%{byte:02X}" for byte in raw)
 

@@ -86,6 +86,18 @@ def test_redirect_loop_ends(tmp_path: Path) -> None:
     assert rows["/b"]["reason"] == "redirect-loop"  # the hop that closes the loop
 
 
+def test_latin1_location_header_is_followed_byte_for_byte(tmp_path: Path) -> None:
+    # http.server writes header values as latin-1: the Location's raw byte is 0xE9.
+    routes = {"/": home("/old"),
+              "/old": {"status": 301, "headers": {"Location": "/caf\u00e9"}},
+              "/caf%E9": home()}
+    with RunningServer("hostile", routes) as site:
+        run, rows = crawl(site, tmp_path)
+        assert site.count("/caf%E9") == 1
+    assert run.code == 0
+    assert rows["/caf%E9"]["listed"] and rows["/old"]["reason"] == "redirect"
+
+
 def test_infinite_calendar_is_bounded_and_counted(tmp_path: Path) -> None:
     routes = {"/": home("/cal/"), "/cal/*": {"behaviour": "calendar"}}
     with RunningServer("hostile", routes) as site:

@@ -148,3 +148,11 @@ def test_resolution_agrees_with_urljoin(href: str, base: str) -> None:
     except ValueError:
         return
     assert resolve_link(base, href) == expected
+
+
+def test_raw_header_bytes_keep_their_value_when_percent_encoded() -> None:
+    # aiohttp hands a Location header's non-UTF-8 bytes over as surrogate
+    # escapes; the byte itself is what the server named, as browsers send it.
+    assert resolve_link("http://h/a", "/caf\udce9") == "http://h/caf%E9"
+    # A lone surrogate that is no escaped byte has no byte to stand for.
+    assert resolve_link("http://h/a", "/x\ud800") == "http://h/x%EF%BF%BD"
