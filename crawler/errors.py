@@ -45,6 +45,7 @@ class ErrorKind(enum.Enum):
 
     TIMEOUT = "timeout"
     CONNECT = "connect-error"
+    TLS = "tls-error"  # handshake failed: certificate not trusted, wrong host, old protocol
     NETWORK = "network-error"
     TOO_LARGE = "too-large"
     DECODING = "decoding-error"

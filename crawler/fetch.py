@@ -21,7 +21,9 @@ this module owns:
 
 from __future__ import annotations
 
+import os
 import random
+import ssl
 import time
 import zlib
 from collections.abc import Callable
@@ -30,6 +32,7 @@ from datetime import UTC, datetime
 
 import aiohttp
 import anyio
+import certifi
 from aiohttp.http_exceptions import HttpProcessingError
 from yarl import URL
 
@@ -116,6 +119,16 @@ class _Inflater:
         return out
 
 
+def tls_context() -> ssl.SSLContext:
+    """Certificate verification against ``SSL_CERT_FILE`` if set, else certifi's bundle.
+
+    The system store is not used because some Python builds (python.org's macOS
+    installer) ship it empty; ``SSL_CERT_FILE`` is the usual way to add a
+    company's own CA.
+    """
+    return ssl.create_default_context(cafile=os.environ.get("SSL_CERT_FILE") or certifi.where())
+
+
 def _small(content_length: str | None) -> bool:
     return content_length is not None and content_length.isdigit() and (
         int(content_length) <= DRAIN_LIMIT)
@@ -143,7 +156,7 @@ class Fetcher:
         config = self.config
         connector = aiohttp.TCPConnector(
             limit=config.concurrency, limit_per_host=config.concurrency,
-            keepalive_timeout=KEEPALIVE_SECONDS, ttl_dns_cache=300)
+            keepalive_timeout=KEEPALIVE_SECONDS, ttl_dns_cache=300, ssl=tls_context())
         self._session = aiohttp.ClientSession(
             connector=connector,
             # A site's session cookie is kept like a browser would; IP hosts included.
@@ -243,6 +256,8 @@ class Fetcher:
 
 def error_kind(exc: BaseException, *, got_status: bool) -> ErrorKind:
     """Classify a transport failure by what aiohttp reports."""
+    if isinstance(exc, aiohttp.ClientSSLError | ssl.SSLError):
+        return ErrorKind.TLS
     if isinstance(exc, aiohttp.ClientConnectorError):
         return ErrorKind.CONNECT
     if isinstance(exc, aiohttp.ClientResponseError | HttpProcessingError) and not got_status:

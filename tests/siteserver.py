@@ -20,6 +20,7 @@ import gzip
 import hashlib
 import json
 import mimetypes
+import ssl
 import threading
 import time
 import urllib.parse
@@ -51,6 +52,7 @@ class SiteServer:
     overlay: Path | None = None
     port: int = 0
     conditional: bool = False  # send ETags and answer If-None-Match with 304
+    scheme: str = "http"
     open_connections: int = 0
     max_open_connections: int = 0
     connections: int = 0
@@ -58,7 +60,7 @@ class SiteServer:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{self.scheme}://127.0.0.1:{self.port}"
 
     def paths(self) -> list[str]:
         return [hit.path for hit in self.log]
@@ -244,7 +246,7 @@ class RunningServer:
     """Context manager: serve ``site`` on a free loopback port in a thread."""
 
     def __init__(self, site: str | Path, routes: dict[str, dict[str, Any]] | None = None,
-                 *, conditional: bool = False):
+                 *, conditional: bool = False, tls: ssl.SSLContext | None = None):
         root = Path(site) if isinstance(site, Path) else FIXTURES / site
         table: dict[str, dict[str, Any]] = {}
         routes_file = root / "_routes.json"
@@ -254,6 +256,9 @@ class RunningServer:
         self.site = SiteServer(root=root, routes=table, conditional=conditional)
         self._server = _QuietServer(("127.0.0.1", 0), _handler(self.site))
         self.site.port = self._server.server_address[1]
+        if tls is not None:  # HTTPS with the given server certificate
+            self._server.socket = tls.wrap_socket(self._server.socket, server_side=True)
+            self.site.scheme = "https"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     def __enter__(self) -> SiteServer:
