@@ -172,3 +172,29 @@ def test_long_response_headers_are_accepted() -> None:
     response = fetch(handler)
     assert response.status == 200 and response.body == b"ok"
     assert len(response.link[0]) > 16_000
+
+
+def test_a_session_cookie_is_sent_back_even_to_an_ip_host() -> None:
+    seen: list[str | None] = []
+
+    async def handler(request: web.Request) -> web.Response:
+        seen.append(request.headers.get("Cookie"))
+        response = web.Response(text="ok")
+        response.set_cookie("session", "abc")
+        return response
+
+    async def go() -> None:
+        app = web.Application()
+        app.router.add_get("/{tail:.*}", handler)
+        server = TestServer(app, host="127.0.0.1", port=0)
+        await server.start_server()
+        try:
+            origin = f"http://127.0.0.1:{server.port}"
+            async with Fetcher(CrawlConfig(start_url=origin + "/")) as fetcher:
+                for path in ("/a", "/b"):
+                    await fetcher.fetch(origin + path, want_body=lambda s, t: True)
+        finally:
+            await server.close()
+
+    anyio.run(go)
+    assert seen == [None, "session=abc"]
