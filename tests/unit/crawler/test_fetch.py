@@ -19,9 +19,11 @@ from crawler.fetch import Fetcher, Response
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-def fetch(handler: Handler, path: str = "/p", **config: object) -> Response:
-    """One ``Fetcher.fetch`` of ``path`` from a server whose every route is ``handler``."""
-    async def go() -> Response:
+def fetch_all(handler: Handler, requests: list[tuple[str, dict[str, str] | None]],
+              **config: object) -> list[Response]:
+    """``Fetcher.fetch`` of each (path, headers) in turn, from one Fetcher, against a
+    server whose every route is ``handler``."""
+    async def go() -> list[Response]:
         app = web.Application()
         app.router.add_route("GET", "/{tail:.*}", handler)
         server = TestServer(app, host="127.0.0.1", port=0)
@@ -30,10 +32,15 @@ def fetch(handler: Handler, path: str = "/p", **config: object) -> Response:
             origin = f"http://127.0.0.1:{server.port}"
             cfg = CrawlConfig(start_url=origin + "/", **config)  # type: ignore[arg-type]
             async with Fetcher(cfg) as fetcher:
-                return await fetcher.fetch(origin + path, want_body=lambda s, t: s == 200)
+                return [await fetcher.fetch(origin + path, want_body=lambda s, t: s == 200,
+                                            headers=headers) for path, headers in requests]
         finally:
             await server.close()
     return anyio.run(go)
+
+
+def fetch(handler: Handler, path: str = "/p", **config: object) -> Response:
+    return fetch_all(handler, [(path, None)], **config)[0]
 
 
 def test_retry_after_is_capped() -> None:
@@ -103,22 +110,7 @@ def test_conditional_headers_and_304() -> None:
             return web.Response(status=304, headers={"ETag": '"v1"'})
         return web.Response(text="fresh", headers={"ETag": '"v1"'})
 
-    async def go() -> tuple[Response, Response]:
-        app = web.Application()
-        app.router.add_get("/", handler)
-        server = TestServer(app, host="127.0.0.1", port=0)
-        await server.start_server()
-        try:
-            url = f"http://127.0.0.1:{server.port}/"
-            async with Fetcher(CrawlConfig(start_url=url)) as fetcher:
-                first = await fetcher.fetch(url, want_body=lambda s, t: s == 200)
-                again = await fetcher.fetch(url, want_body=lambda s, t: s == 200,
-                                            headers={"If-None-Match": '"v1"'})
-                return first, again
-        finally:
-            await server.close()
-
-    first, again = anyio.run(go)
+    first, again = fetch_all(handler, [("/", None), ("/", {"If-None-Match": '"v1"'})])
     assert (first.status, first.body, first.etag) == (200, b"fresh", '"v1"')
     assert (again.status, again.body, again.etag) == (304, None, '"v1"')
 
@@ -183,18 +175,5 @@ def test_a_session_cookie_is_sent_back_even_to_an_ip_host() -> None:
         response.set_cookie("session", "abc")
         return response
 
-    async def go() -> None:
-        app = web.Application()
-        app.router.add_get("/{tail:.*}", handler)
-        server = TestServer(app, host="127.0.0.1", port=0)
-        await server.start_server()
-        try:
-            origin = f"http://127.0.0.1:{server.port}"
-            async with Fetcher(CrawlConfig(start_url=origin + "/")) as fetcher:
-                for path in ("/a", "/b"):
-                    await fetcher.fetch(origin + path, want_body=lambda s, t: True)
-        finally:
-            await server.close()
-
-    anyio.run(go)
+    fetch_all(handler, [("/a", None), ("/b", None)])
     assert seen == [None, "session=abc"]
