@@ -46,6 +46,7 @@ class ErrorKind(enum.Enum):
     TIMEOUT = "timeout"
     CONNECT = "connect-error"
     TLS = "tls-error"  # handshake failed: certificate not trusted, wrong host, old protocol
+    PROXY = "proxy-error"  # the proxy from http_proxy/https_proxy refused or failed
     NETWORK = "network-error"
     TOO_LARGE = "too-large"
     DECODING = "decoding-error"

@@ -25,6 +25,7 @@ import os
 import random
 import ssl
 import time
+import urllib.request
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -129,6 +130,20 @@ def tls_context() -> ssl.SSLContext:
     return ssl.create_default_context(cafile=os.environ.get("SSL_CERT_FILE") or certifi.where())
 
 
+def proxy_for(url: str) -> str | None:
+    """The proxy the environment names for ``url`` (``http_proxy``, ``https_proxy``,
+    ``all_proxy``, minus ``no_proxy``), as wget, curl and pip read them.
+
+    A crawl has one scheme and host, so this is decided once per crawl.
+    """
+    scheme, _, rest = url.partition("://")
+    host = rest.split("/", 1)[0].rsplit("@", 1)[-1]
+    proxies = urllib.request.getproxies_environment()
+    if not proxies or urllib.request.proxy_bypass_environment(host, proxies):
+        return None
+    return proxies.get(scheme.lower()) or proxies.get("all")
+
+
 def _small(content_length: str | None) -> bool:
     return content_length is not None and content_length.isdigit() and (
         int(content_length) <= DRAIN_LIMIT)
@@ -150,6 +165,7 @@ class Fetcher:
     def __init__(self, config: CrawlConfig) -> None:
         self.config = config
         self.gate = Gate(rate=config.rate, delay=config.delay)
+        self.proxy = proxy_for(config.start_url.strip())
         self._session: aiohttp.ClientSession | None = None
 
     async def __aenter__(self) -> Fetcher:
@@ -230,7 +246,7 @@ class Fetcher:
         result = Response(url=url)
         try:
             async with self._session.get(URL(url, encoded=True), headers=headers,
-                                         allow_redirects=False) as answer:
+                                         allow_redirects=False, proxy=self.proxy) as answer:
                 h = answer.headers
                 result.status = status = answer.status
                 result.content_type = h.get("content-type")
@@ -260,6 +276,8 @@ class Fetcher:
 
 def error_kind(exc: BaseException, *, got_status: bool) -> ErrorKind:
     """Classify a transport failure by what aiohttp reports."""
+    if isinstance(exc, aiohttp.ClientProxyConnectionError | aiohttp.ClientHttpProxyError):
+        return ErrorKind.PROXY
     if isinstance(exc, aiohttp.ClientSSLError | ssl.SSLError):
         return ErrorKind.TLS
     if isinstance(exc, aiohttp.ClientConnectorError):

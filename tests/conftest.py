@@ -34,9 +34,11 @@ class CliRun:
     stderr: str
 
 
-def run_cli(*args: str, timeout: float = 90, **popen: object) -> CliRun:
+def run_cli(*args: str, timeout: float = 90, proxy_env: dict[str, str] | None = None,
+            **popen: object) -> CliRun:
+    """The CLI in a subprocess; no proxy from the environment unless ``proxy_env`` names one."""
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
-    env["NO_PROXY"] = "*"
+    env.update(proxy_env if proxy_env is not None else {"NO_PROXY": "*"})
     done = subprocess.run(
         [sys.executable, "-m", "crawler", *args],
         capture_output=True, text=True, timeout=timeout, env=env, cwd=REPO, **popen,  # type: ignore[arg-type]

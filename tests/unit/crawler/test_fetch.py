@@ -80,16 +80,14 @@ def test_404_is_not_retried() -> None:
 
 
 def test_connect_error_becomes_a_value() -> None:
-    with socket.socket() as probe:  # a port nothing listens on
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-
-    async def go() -> Response:
+    async def go(port: int) -> Response:
         cfg = CrawlConfig(start_url=f"http://127.0.0.1:{port}/", retries=0)
         async with Fetcher(cfg) as fetcher:
             return await fetcher.fetch(f"http://127.0.0.1:{port}/", want_body=lambda s, t: True)
 
-    response = anyio.run(go)
+    with socket.socket() as probe:  # bound, never listening: the port refuses connections
+        probe.bind(("127.0.0.1", 0))
+        response = anyio.run(go, probe.getsockname()[1])
     assert response.status is None and response.error is ErrorKind.CONNECT
 
 
