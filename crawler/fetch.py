@@ -41,6 +41,7 @@ from crawler.config import CrawlConfig
 from crawler.dates import retry_after_seconds
 from crawler.errors import ErrorKind
 from crawler.politeness import Gate
+from crawler.urls import host_of, normalize_url
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 BACKOFF_BASE = 0.5
@@ -131,17 +132,15 @@ def tls_context() -> ssl.SSLContext:
 
 
 def proxy_for(url: str) -> str | None:
-    """The proxy the environment names for ``url`` (``http_proxy``, ``https_proxy``,
-    ``all_proxy``, minus ``no_proxy``), as wget, curl and pip read them.
+    """The proxy the environment names for the normalised ``url`` (``http_proxy``,
+    ``https_proxy``, ``all_proxy``, minus ``no_proxy``), as wget, curl and pip read them.
 
     A crawl has one scheme and host, so this is decided once per crawl.
     """
-    scheme, _, rest = url.partition("://")
-    host = rest.split("/", 1)[0].rsplit("@", 1)[-1]
     proxies = urllib.request.getproxies_environment()
-    if not proxies or urllib.request.proxy_bypass_environment(host, proxies):
+    if not proxies or urllib.request.proxy_bypass_environment(host_of(url), proxies):
         return None
-    return proxies.get(scheme.lower()) or proxies.get("all")
+    return proxies.get(url.partition(":")[0]) or proxies.get("all")
 
 
 def _small(content_length: str | None) -> bool:
@@ -165,14 +164,16 @@ class Fetcher:
     def __init__(self, config: CrawlConfig) -> None:
         self.config = config
         self.gate = Gate(rate=config.rate, delay=config.delay)
-        self.proxy = proxy_for(config.start_url.strip())
+        # One scheme and host per crawl: its start URL decides the proxy and TLS setup.
+        self._start = normalize_url(config.start_url) or config.start_url
+        self.proxy = proxy_for(self._start)
         self._session: aiohttp.ClientSession | None = None
 
     async def __aenter__(self) -> Fetcher:
         config = self.config
         # Loading the CA bundle costs ~35 ms; a crawl of an http:// scope never
         # leaves it (aiohttp's own verifying default stays for safety).
-        https = config.start_url.strip().lower().startswith("https:")
+        https = self._start.startswith("https:")
         connector = aiohttp.TCPConnector(
             limit=config.concurrency, limit_per_host=config.concurrency,
             keepalive_timeout=KEEPALIVE_SECONDS, ttl_dns_cache=300,

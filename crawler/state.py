@@ -158,14 +158,11 @@ class CrawlState:
 
     # --- URLs as ids ----------------------------------------------------------------
     def _id(self, url: str) -> int:
-        known = self._ids.get(url)
-        if known is not None:
-            return known
-        row = self._db.execute("SELECT id FROM urls WHERE url = ?", (url,)).fetchone()
-        url_id = row[0] if row else self._db.execute(
-            "INSERT INTO urls (url) VALUES (?)", (url,)).lastrowid
-        self._ids[url] = url_id
-        return url_id
+        known = self._known_id(url)
+        if known is None:
+            known = self._ids[url] = self._db.execute(
+                "INSERT INTO urls (url) VALUES (?)", (url,)).lastrowid
+        return known
 
     def _urls(self, ids: Iterable[int]) -> list[str]:
         wanted = list(ids)
