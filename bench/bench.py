@@ -3,7 +3,10 @@
     python bench/bench.py --pages 10000 --repeats 3            # synthetic site
     python bench/bench.py --corpus synthetic,pg --repeats 3    # both, one after the other
     python bench/bench.py --pages 10000 --incremental          # first vs second run, and
-                                                               # the bare-aiohttp floor
+                                                               # the bare-client floor
+    python bench/bench.py --variants default,http2 --baseline REV   # transports, and the
+                                                               # code of commit REV, in one run
+    python bench/bench.py --tls --variants default,http2       # nginx over HTTPS with HTTP/2
 
 The PostgreSQL HTML docs come from the Debian package postgresql-doc-15; where
 it cannot be installed, that corpus is skipped with a message.
@@ -11,9 +14,14 @@ it cannot be installed, that corpus is skipped with a message.
 It installs nginx (Debian package) if it is missing, serves the corpus on
 127.0.0.1 with ETag/Last-Modified and keep-alive, runs the crawler's real CLI
 and reads the figures from the kernel (wait4: CPU, peak RSS) and from nginx's
-access log (pages served, bytes sent). Only loopback is ever contacted, and
-every crawl runs under a timeout. For ratios against other crawlers measured in
-the same run, use the shared harness (see bench/README.md).
+access log (pages served, bytes sent, and the protocol of every request).
+Variants (``--variants``: the installed CLI as it is, ``http2`` with
+``--http2``, and ``baseline``, the CLI of commit ``--baseline REV`` built into
+a venv of its own) run one after the other in every repeat, in an order that
+rotates, so their ratios come from the same minutes of the same machine.
+Only loopback is ever contacted, and every crawl runs under a timeout. For
+ratios against other crawlers measured in the same run, use the shared
+harness (see bench/README.md).
 """
 
 from __future__ import annotations
@@ -40,13 +48,13 @@ events {{ worker_connections 4096; }}
 http {{
     types {{ text/html html; text/plain txt; text/css css; image/png png; image/svg+xml svg; }}
     default_type application/octet-stream;
-    log_format bench '$status $bytes_sent "$request_uri"';
+    log_format bench '$status $bytes_sent $server_protocol "$request_uri"';
     access_log {state}/access.log bench buffer=256k flush=1s;
     client_body_temp_path {state}/tmp; proxy_temp_path {state}/tmp;
     fastcgi_temp_path {state}/tmp; uwsgi_temp_path {state}/tmp; scgi_temp_path {state}/tmp;
     sendfile on; tcp_nopush on; keepalive_requests 1000000; keepalive_timeout 60;
     etag on; autoindex off;
-    server {{ listen 127.0.0.1:{port}; root {root}; index index.html; }}
+    server {{ listen 127.0.0.1:{port}{tls}; root {root}; index index.html;{certs} }}
 }}
 """
 
@@ -64,15 +72,33 @@ def ensure_nginx() -> str:
 class Nginx:
     """A private nginx on 127.0.0.1:port serving ``root``."""
 
-    def __init__(self, root: Path, port: int) -> None:
-        self.root, self.port = root, port
+    def __init__(self, root: Path, port: int, *, tls: bool = False) -> None:
+        self.root, self.port, self.tls = root, port, tls
         self.state = WORK / f"nginx-{port}"
+
+    @property
+    def origin(self) -> str:
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
+
+    def ca_file(self) -> Path:
+        """A self-signed certificate for 127.0.0.1, which the crawler is told to trust."""
+        cert = self.state / "cert.pem"
+        if not cert.exists():
+            subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+                            "-days", "2", "-subj", "/CN=127.0.0.1",
+                            "-addext", "subjectAltName=IP:127.0.0.1",
+                            "-keyout", str(self.state / "key.pem"), "-out", str(cert)],
+                           check=True, capture_output=True)
+        return cert
 
     def __enter__(self) -> Nginx:
         binary = ensure_nginx()
         (self.state / "tmp").mkdir(parents=True, exist_ok=True)
         conf = self.state / "nginx.conf"
-        conf.write_text(NGINX_CONF.format(state=self.state, port=self.port, root=self.root))
+        certs = (f" ssl_certificate {self.ca_file()}; ssl_certificate_key "
+                 f"{self.state / 'key.pem'}; http2 on;" if self.tls else "")
+        conf.write_text(NGINX_CONF.format(state=self.state, port=self.port, root=self.root,
+                                          tls=" ssl" if self.tls else "", certs=certs))
         subprocess.run([binary, "-e", str(self.state / "error.log"), "-c", str(conf),
                         "-p", str(self.state)], check=True)
         time.sleep(0.3)
@@ -89,14 +115,15 @@ class Nginx:
         log = self.state / "access.log"
         return log.stat().st_size if log.exists() else 0
 
-    def log_since(self, mark: int) -> list[tuple[int, int, str]]:
+    def log_since(self, mark: int) -> list[tuple[int, int, str, str]]:
+        """(status, bytes sent, protocol, URI) of every request since ``mark``."""
         self._reopen()
         with open(self.state / "access.log", "rb") as handle:
             handle.seek(mark)
             rows = []
             for line in handle.read().decode("utf-8", "replace").splitlines():
-                status, sent, uri = line.split(" ", 2)
-                rows.append((int(status), int(sent), uri.strip('"')))
+                status, sent, protocol, uri = line.split(" ", 3)
+                rows.append((int(status), int(sent), protocol, uri.strip('"')))
         return rows
 
     def _reopen(self) -> None:  # flush the buffered access log
@@ -106,9 +133,11 @@ class Nginx:
             time.sleep(1.2)
 
 
-def run_crawl(command: list[str], timeout: float) -> dict[str, float]:
+def run_crawl(command: list[str], timeout: float,
+              env: dict[str, str] | None = None) -> dict[str, float]:
     started = time.monotonic()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               env=env)
     deadline = started + timeout
     while True:
         pid, status, usage = os.wait4(process.pid, os.WNOHANG)
@@ -153,6 +182,26 @@ def prepare(corpus: str, pages: int) -> tuple[Path, set[str], str] | None:
     return root, truth, "/"
 
 
+def baseline_crawler(rev: str) -> str:
+    """The CLI of commit ``rev``, built once into a venv of its own (today's code, to
+    measure a change against in the same run)."""
+    commit = subprocess.run(["git", "-C", str(HERE.parent), "rev-parse", "--short", rev],
+                            check=True, capture_output=True, text=True).stdout.strip()
+    venv = WORK / f"baseline-{commit}"
+    crawler = venv / "bin" / "sitemap-crawler"
+    if not crawler.exists():
+        source = WORK / f"baseline-{commit}-src"
+        shutil.rmtree(source, ignore_errors=True)
+        source.mkdir(parents=True)
+        archive = subprocess.run(["git", "-C", str(HERE.parent), "archive", commit],
+                                 check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(source)], input=archive, check=True)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", str(source)],
+                       check=True)
+    return str(crawler)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -166,82 +215,145 @@ def main() -> None:
     parser.add_argument("--incremental", action="store_true",
                         help="measure a second run with --state against the first")
     parser.add_argument("--crawler", default=str(Path(sys.executable).parent / "sitemap-crawler"))
+    parser.add_argument("--variants", default="default",
+                        help="comma-separated: default, http2 (--http2), baseline")
+    parser.add_argument("--baseline", default="HEAD",
+                        help="the commit the 'baseline' variant is built from")
+    parser.add_argument("--tls", action="store_true",
+                        help="serve over HTTPS (nginx offers HTTP/2 by ALPN)")
     parser.add_argument("--json", type=Path, help="append one JSON line per run here")
     args = parser.parse_args()
 
+    variants: dict[str, list[str]] = {}
+    for name in args.variants.split(","):
+        if name == "default":
+            variants[name] = [args.crawler]
+        elif name == "http2":
+            variants[name] = [args.crawler, "--http2"]
+        elif name == "baseline":
+            variants[name] = [baseline_crawler(args.baseline)]
+        else:
+            parser.error(f"unknown variant {name!r}")
     rows: list[dict] = []
     for corpus in args.corpus.split(","):
         if corpus not in ("synthetic", "pg"):
             parser.error(f"unknown corpus {corpus!r}")
         prepared = prepare(corpus, args.pages)
         if prepared is not None:
-            rows += bench_corpus(args, corpus, *prepared)
+            rows += bench_corpus(args, variants, corpus, *prepared)
     summarize(rows)
 
 
-def bench_corpus(args: argparse.Namespace, corpus: str, root: Path, truth: set[str],
-                 entry: str) -> list[dict]:
-    """``--repeats`` crawls of one corpus (first and, with --incremental, second runs)."""
+def bench_corpus(args: argparse.Namespace, variants: dict[str, list[str]], corpus: str,
+                 root: Path, truth: set[str], entry: str) -> list[dict]:
+    """``--repeats`` crawls of one corpus by every variant (first and, with
+    --incremental, second runs, then the bare-client floor)."""
     rows = []
-    with Nginx(root, args.port) as nginx:
+    names = list(variants)
+    with Nginx(root, args.port, tls=args.tls) as nginx:
+        env = dict(os.environ, SSL_CERT_FILE=str(nginx.ca_file())) if args.tls else None
         subprocess.run(["cat", *map(str, root.rglob("*.html"))], stdout=subprocess.DEVNULL)
         for repeat in range(args.repeats):
-            out = WORK / f"out-{repeat}"
-            state = WORK / f"state-{repeat}.db"
-            shutil.rmtree(out, ignore_errors=True)
-            state.unlink(missing_ok=True)
-            command = [args.crawler, "crawl", f"http://127.0.0.1:{args.port}{entry}",
-                       "--out", str(out), "--concurrency", str(args.concurrency)]
+            order = names[repeat % len(names):] + names[: repeat % len(names)]
+            for variant in order:
+                out = WORK / f"out-{variant}-{repeat}"
+                state = WORK / f"state-{variant}-{repeat}.db"
+                shutil.rmtree(out, ignore_errors=True)
+                state.unlink(missing_ok=True)
+                binary, *extra = variants[variant]
+                command = [binary, "crawl", f"{nginx.origin}{entry}", "--out", str(out),
+                           "--concurrency", str(args.concurrency), *extra]
+                if args.incremental:
+                    command += ["--state", str(state)]
+                runs = ("first", "second") if args.incremental else ("first",)
+                for run in runs:
+                    rows.append(measure(args, nginx, corpus, truth, out, repeat, variant, run,
+                                        command, env))
             if args.incremental:
-                command += ["--state", str(state)]
-            floor = [sys.executable, str(Path(__file__).with_name("floor_304.py")), str(state),
-                     "--concurrency", str(args.concurrency)]
-            runs = ("first", "second", "floor") if args.incremental else ("first",)
-            for run in runs:
-                mark = nginx.log_mark()
-                figures = run_crawl(floor if run == "floor" else command, args.timeout)
-                log = nginx.log_since(mark)
-                pages = {uri.split("?")[0] for status, _, uri in log
-                         if status in (200, 304) and not uri.endswith(".txt")}
-                listed = {url.split(f":{args.port}", 1)[1] for url in listed_urls(out)}
-                row = {"corpus": corpus if corpus == "pg" else f"s{args.pages}",
-                       "repeat": repeat, "run": run, **figures,
-                       "requests": len(log), "pages": len(pages),
-                       "bytes_sent": sum(sent for _, sent, _ in log),
-                       "pages_per_s": len(pages) / figures["wall"],
-                       "cpu_ms_per_page": 1000 * figures["cpu"] / max(len(pages), 1),
-                       "complete": float("nan") if run == "floor"  # it lists nothing
-                       else len(truth & {p.split("?")[0] for p in listed}) / len(truth)}
-                rows.append(row)
-                print(json.dumps({k: (round(v, 4) if isinstance(v, float) else v)
-                                  for k, v in row.items() if k != "stderr"}), flush=True)
-                if args.json:
-                    with open(args.json, "a") as handle:
-                        handle.write(json.dumps(row) + "\n")
+                floor = [sys.executable, str(Path(__file__).with_name("floor_304.py")),
+                         str(WORK / f"state-{order[-1]}-{repeat}.db"),
+                         "--concurrency", str(args.concurrency)]
+                rows.append(measure(args, nginx, corpus, truth, None, repeat, "floor", "floor",
+                                    floor, env))
     return rows
 
 
+def measure(args: argparse.Namespace, nginx: Nginx, corpus: str, truth: set[str],
+            out: Path | None, repeat: int, variant: str, run: str, command: list[str],
+            env: dict[str, str] | None) -> dict:
+    """One run of ``command``: its figures, and what nginx saw of it."""
+    mark = nginx.log_mark()
+    figures = run_crawl(command, args.timeout, env)
+    log = nginx.log_since(mark)
+    pages = {uri.split("?")[0] for status, _, _, uri in log
+             if status in (200, 304) and not uri.endswith(".txt")}
+    listed = ({url.split(f":{args.port}", 1)[1] for url in listed_urls(out)}
+              if out is not None else set())
+    row = {"corpus": corpus if corpus == "pg" else f"s{args.pages}", "variant": variant,
+           "repeat": repeat, "run": run, **figures,
+           "requests": len(log), "pages": len(pages),
+           "protocols": sorted({protocol for _, _, protocol, _ in log}),
+           "bytes_sent": sum(sent for _, sent, _, _ in log),
+           "pages_per_s": len(pages) / figures["wall"],
+           "cpu_ms_per_page": 1000 * figures["cpu"] / max(len(pages), 1),
+           "complete": float("nan") if out is None  # the floor lists nothing
+           else len(truth & {p.split("?")[0] for p in listed}) / len(truth)}
+    print(json.dumps({k: (round(v, 4) if isinstance(v, float) else v)
+                      for k, v in row.items() if k != "stderr"}), flush=True)
+    if args.json:
+        with open(args.json, "a") as handle:
+            handle.write(json.dumps(row) + "\n")
+    return row
+
+
 def summarize(rows: list[dict]) -> None:
-    print("\n| corpus | run | pages/s (median) | CPU ms/page | peak RSS MB | complete "
-          "| bytes sent |")
-    print("|---|---|---|---|---|---|---|")
-    for corpus, run in sorted({(row["corpus"], row["run"]) for row in rows}):
-        chosen = [row for row in rows if row["run"] == run and row["corpus"] == corpus]
-        print(f"| {corpus} | {run} | {statistics.median(r['pages_per_s'] for r in chosen):.0f} "
+    print("\n| corpus | variant | run | pages/s (median) | CPU ms/page | peak RSS MB | complete "
+          "| bytes sent | protocol |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for corpus, variant, run in sorted({(r["corpus"], r["variant"], r["run"]) for r in rows}):
+        chosen = [r for r in rows
+                  if (r["corpus"], r["variant"], r["run"]) == (corpus, variant, run)]
+        print(f"| {corpus} | {variant} | {run} "
+              f"| {statistics.median(r['pages_per_s'] for r in chosen):.0f} "
               f"| {statistics.median(r['cpu_ms_per_page'] for r in chosen):.2f} "
               f"| {max(r['rss_mb'] for r in chosen):.0f} "
               f"| {min(r['complete'] for r in chosen):.4f} "
-              f"| {statistics.median(r['bytes_sent'] for r in chosen):.0f} |")
-    firsts = {(r["corpus"], r["repeat"]): r for r in rows if r["run"] == "first"}
-    for run, label in (("second", "second run"), ("floor", "bare aiohttp 304 floor")):
-        later = [r for r in rows if r["run"] == run]
-        for corpus in sorted({r["corpus"] for r in later}):
-            pairs = [(firsts[r["corpus"], r["repeat"]], r) for r in later
-                     if r["corpus"] == corpus]
-            time_ratio = statistics.median(b["wall"] / a["wall"] for a, b in pairs)
-            byte_ratio = statistics.median(b["bytes_sent"] / a["bytes_sent"] for a, b in pairs)
-            print(f"\n{corpus}: {label} / first run: wall time {time_ratio:.1%}, "
-                  f"bytes {byte_ratio:.1%}")
+              f"| {statistics.median(r['bytes_sent'] for r in chosen):.0f} "
+              f"| {', '.join(sorted({p for r in chosen for p in r['protocols']}))} |")
+    firsts = {(r["corpus"], r["variant"], r["repeat"]): r for r in rows if r["run"] == "first"}
+    variants = sorted({r["variant"] for r in rows if r["run"] == "first"})
+    for corpus in sorted({r["corpus"] for r in rows}):
+        for a in variants:
+            for b in variants:
+                pairs = [(firsts[corpus, a, n], firsts[corpus, b, n])
+                         for (c, v, n) in firsts if (c, v) == (corpus, a)
+                         and (corpus, b, n) in firsts]
+                if a < b and pairs:
+                    ratio = statistics.median(x["pages_per_s"] / y["pages_per_s"]
+                                              for x, y in pairs)
+                    cpu = statistics.median(x["cpu_ms_per_page"] / y["cpu_ms_per_page"]
+                                            for x, y in pairs)
+                    print(f"\n{corpus}: {a} / {b}, same repeat: pages/s x{ratio:.2f}, "
+                          f"CPU per page x{cpu:.2f}")
+        for later in [r for r in rows if r["corpus"] == corpus and r["run"] == "second"]:
+            first = firsts[corpus, later["variant"], later["repeat"]]
+            later["time_ratio"] = later["wall"] / first["wall"]
+            later["byte_ratio"] = later["bytes_sent"] / first["bytes_sent"]
+        for variant in variants:
+            seconds = [r for r in rows if r["corpus"] == corpus and r["run"] == "second"
+                       and r["variant"] == variant]
+            if seconds:
+                print(f"\n{corpus} {variant}: second run / first run: wall time "
+                      f"{statistics.median(r['time_ratio'] for r in seconds):.1%}, bytes "
+                      f"{statistics.median(r['byte_ratio'] for r in seconds):.1%}")
+        floors = [r for r in rows if r["corpus"] == corpus and r["run"] == "floor"]
+        for variant in variants:
+            seconds = {r["repeat"]: r for r in rows if r["corpus"] == corpus
+                       and r["run"] == "second" and r["variant"] == variant}
+            pairs = [(seconds[f["repeat"]], f) for f in floors if f["repeat"] in seconds]
+            if pairs:
+                print(f"{corpus} {variant}: second run / bare-client floor: wall time "
+                      f"x{statistics.median(a['wall'] / b['wall'] for a, b in pairs):.2f}")
 
 
 if __name__ == "__main__":

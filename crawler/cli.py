@@ -99,6 +99,9 @@ def cli() -> None:
               "[default: scheme://host[:port] + prefix].")
 @click.option("--concurrency", type=int, default=DEFAULT_CONCURRENCY, show_default=True,
               help="Requests in flight at once (and the connection pool size).")
+@click.option("--http2", is_flag=True,
+              help="Use HTTP/2 where an https site offers it: one connection carrying "
+              "--concurrency streams (plain http stays HTTP/1.1).")
 @click.option("--timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True,
               help="Total seconds allowed per request, body included.")
 @click.option("--max-pages", type=int, help="Fetch at most this many URLs.")

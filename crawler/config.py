@@ -66,6 +66,7 @@ class CrawlConfig:
     resume: bool = False
     lastmod: str = "auto"
     ignore_selectors: tuple[str, ...] = ()
+    http2: bool = False
 
     def __post_init__(self) -> None:
         if normalize_url(self.start_url) is None:

@@ -20,8 +20,8 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from crawler.config import CrawlConfig
 from crawler.errors import StartUrlError
-from crawler.fetch import Fetcher
 from crawler.frontier import Frontier, Job
+from crawler.http.fetch import Fetcher
 from crawler.incremental import remember
 from crawler.lastmod import choose_lastmod
 from crawler.page import PageOutcome, read_page, wants_body
@@ -167,8 +167,8 @@ class _Coordinator:
             self.frontier.restore(job.url, job=job)
 
     async def fetch(self, job: Job) -> PageOutcome:
-        headers = dict(job.validators) if job.validators else None
-        response = await self.fetcher.fetch(job.url, want_body=wants_body, headers=headers)
+        response = await self.fetcher.fetch(job.url, want_body=wants_body,
+                                            headers=job.validators or None)
         return read_page(response, job.depth, self.token, datetime.now(UTC),
                          self.ignoring)
 

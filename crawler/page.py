@@ -14,7 +14,7 @@ from crawler.dates import trusted_lastmod
 from crawler.decode import decode_html
 from crawler.errors import ErrorKind
 from crawler.extract import canonical_from_link_headers, extract
-from crawler.fetch import Response
+from crawler.http.fetch import Response
 from crawler.records import PageRecord, Verdict
 from crawler.robots import header_directives
 from crawler.urls import resolve_link

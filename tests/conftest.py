@@ -6,6 +6,7 @@ import gzip
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,19 @@ def _no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NO_PROXY", "*")
 
 
+# Options added to every "crawl" the CLI runs, set by the ``transport`` fixture.
+_TRANSPORT_ARGS: list[str] = []
+
+
+@pytest.fixture(params=["default", "http2"])
+def transport(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Run a test's crawls on each transport: the default one (aiohttp's engine) and
+    ``--http2``'s (httpx's own; HTTP/1.1 on plain http, as these servers are)."""
+    _TRANSPORT_ARGS[:] = ["--http2"] if request.param == "http2" else []
+    yield request.param
+    _TRANSPORT_ARGS.clear()
+
+
 @dataclass
 class CliRun:
     code: int
@@ -39,6 +53,8 @@ def run_cli(*args: str, timeout: float = 90, proxy_env: dict[str, str] | None = 
     """The CLI in a subprocess; no proxy from the environment unless ``proxy_env`` names one."""
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
     env.update(proxy_env if proxy_env is not None else {"NO_PROXY": "*"})
+    if args and args[0] == "crawl":
+        args = (*args, *_TRANSPORT_ARGS)
     done = subprocess.run(
         [sys.executable, "-m", "crawler", *args],
         capture_output=True, text=True, timeout=timeout, env=env, cwd=REPO, **popen,  # type: ignore[arg-type]

@@ -69,6 +69,62 @@ class SiteServer:
         return sum(1 for hit in self.log if hit.path == path)
 
 
+def route_for(site: SiteServer, target: str) -> dict[str, Any]:
+    """The route for a request target: exact, then without its query, then the
+    prefix routes (keys ending in ``*`` match every path under that prefix)."""
+    route = site.routes.get(target) or site.routes.get(target.split("?")[0])
+    if route:
+        return route
+    for key, candidate in site.routes.items():
+        if key.endswith("*") and target.startswith(key[:-1]):
+            return candidate
+    return {}
+
+
+def resolve(site: SiteServer, target: str, route: dict[str, Any]
+            ) -> tuple[int, dict[str, str], bytes]:
+    """Status, headers and body for a plain (not hostile) route or file."""
+    headers = dict(route.get("headers", {}))
+    if "body" in route:
+        body = route["body"].encode(route.get("encoding", "utf-8"))
+        return route.get("status", 200), headers, _ports(site, body)
+    file = _file(site, urllib.parse.unquote(target.split("?")[0]))
+    if file is None:
+        if "status" in route:
+            return route["status"], headers, b""
+        return 404, {"Content-Type": "text/html"}, b"<h1>not found</h1>"
+    headers.setdefault("Content-Type", CONTENT_TYPES.get(
+        file.suffix, mimetypes.guess_type(file.name)[0] or "application/octet-stream"))
+    return route.get("status", 200), headers, _ports(site, file.read_bytes())
+
+
+def _file(site: SiteServer, path: str) -> Path | None:
+    for base in (site.overlay, site.root):
+        if base is None:
+            continue
+        candidate = (base / path.lstrip("/")).resolve()
+        if candidate.is_dir():
+            candidate = candidate / "index.html"
+        if candidate.is_file() and base.resolve() in candidate.parents:
+            return candidate
+    return None
+
+
+def _ports(site: SiteServer, body: bytes) -> bytes:
+    return body.replace(b"{{PORT}}", str(site.port).encode())
+
+
+def load_site(site: str | Path, routes: dict[str, dict[str, Any]] | None = None) -> SiteServer:
+    """A fixture site and its routes (``_routes.json`` plus ``routes``), not yet served."""
+    root = Path(site) if isinstance(site, Path) else FIXTURES / site
+    table: dict[str, dict[str, Any]] = {}
+    routes_file = root / "_routes.json"
+    if routes_file.exists():
+        table.update(json.loads(routes_file.read_text()))
+    table.update(routes or {})
+    return SiteServer(root=root, routes=table)
+
+
 def _handler(site: SiteServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -93,15 +149,14 @@ def _handler(site: SiteServer) -> type[BaseHTTPRequestHandler]:
             site.log.append(Hit("GET", self.path, {k.lower(): v for k, v in self.headers.items()},
                                 time.monotonic(),
                                 self.client_address[1]))
-            route = (site.routes.get(self.path) or site.routes.get(self.path.split("?")[0])
-                     or self._prefix_route())
+            route = route_for(site, self.path)
             if route.get("delay") and route.get("behaviour") != "drip":
                 time.sleep(route["delay"])
             behaviour = route.get("behaviour")
             if behaviour:
                 getattr(self, f"_{behaviour}")(route)
                 return
-            status, headers, body = self._resolve(route)
+            status, headers, body = resolve(site, self.path, route)
             if status == 200 and site.conditional:
                 etag = '"' + hashlib.blake2b(body, digest_size=8).hexdigest() + '"'
                 headers["ETag"] = etag
@@ -109,42 +164,6 @@ def _handler(site: SiteServer) -> type[BaseHTTPRequestHandler]:
                     self._send(304, {"ETag": etag}, b"")
                     return
             self._send(status, headers, body)
-
-        def _prefix_route(self) -> dict[str, Any]:
-            """Routes whose key ends in ``*`` match every path under that prefix."""
-            for key, route in site.routes.items():
-                if key.endswith("*") and self.path.startswith(key[:-1]):
-                    return route
-            return {}
-
-        def _resolve(self, route: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
-            headers = dict(route.get("headers", {}))
-            if "body" in route:
-                body = route["body"].encode(route.get("encoding", "utf-8"))
-                return route.get("status", 200), headers, self._ports(body)
-            path = urllib.parse.unquote(self.path.split("?")[0])
-            file = self._file(path)
-            if file is None:
-                if "status" in route:
-                    return route["status"], headers, b""
-                return 404, {"Content-Type": "text/html"}, b"<h1>not found</h1>"
-            headers.setdefault("Content-Type", CONTENT_TYPES.get(
-                file.suffix, mimetypes.guess_type(file.name)[0] or "application/octet-stream"))
-            return route.get("status", 200), headers, self._ports(file.read_bytes())
-
-        def _file(self, path: str) -> Path | None:
-            for base in (site.overlay, site.root):
-                if base is None:
-                    continue
-                candidate = (base / path.lstrip("/")).resolve()
-                if candidate.is_dir():
-                    candidate = candidate / "index.html"
-                if candidate.is_file() and base.resolve() in candidate.parents:
-                    return candidate
-            return None
-
-        def _ports(self, body: bytes) -> bytes:
-            return body.replace(b"{{PORT}}", str(site.port).encode())
 
         def _send(self, status: int, headers: dict[str, str], body: bytes) -> None:
             self.send_response(status)
@@ -212,7 +231,7 @@ def _handler(site: SiteServer) -> type[BaseHTTPRequestHandler]:
             if step.get("behaviour"):
                 getattr(self, f"_{step['behaviour']}")(step)
                 return
-            status, headers, body = self._resolve(step)
+            status, headers, body = resolve(site, self.path, step)
             self._send(status, headers, body)
 
         def _calendar(self, route: dict[str, Any]) -> None:
@@ -247,13 +266,8 @@ class RunningServer:
 
     def __init__(self, site: str | Path, routes: dict[str, dict[str, Any]] | None = None,
                  *, conditional: bool = False, tls: ssl.SSLContext | None = None):
-        root = Path(site) if isinstance(site, Path) else FIXTURES / site
-        table: dict[str, dict[str, Any]] = {}
-        routes_file = root / "_routes.json"
-        if routes_file.exists():
-            table.update(json.loads(routes_file.read_text()))
-        table.update(routes or {})
-        self.site = SiteServer(root=root, routes=table, conditional=conditional)
+        self.site = load_site(site, routes)
+        self.site.conditional = conditional
         self._server = _QuietServer(("127.0.0.1", 0), _handler(self.site))
         self.site.port = self._server.server_address[1]
         if tls is not None:  # HTTPS with the given server certificate

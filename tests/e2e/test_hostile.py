@@ -15,7 +15,7 @@ import pytest
 from conftest import REPO, read_sitemaps, run_cli
 from siteserver import RunningServer, SiteServer
 
-pytestmark = pytest.mark.timeout(90)
+pytestmark = [pytest.mark.timeout(90), pytest.mark.usefixtures("transport")]
 
 
 def home(*paths: str) -> dict[str, Any]:

@@ -15,7 +15,7 @@ import pytest
 from conftest import FIXTURES_DIR, REPO, read_sitemaps, run_cli
 from siteserver import RunningServer
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.timeout(120), pytest.mark.usefixtures("transport")]
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import pytest
 from conftest import read_sitemaps, run_cli
 from siteserver import RunningServer
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.timeout(60), pytest.mark.usefixtures("transport")]
 
 
 class _Forwarder(BaseHTTPRequestHandler):

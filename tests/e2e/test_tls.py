@@ -10,7 +10,7 @@ import trustme
 from conftest import run_cli
 from siteserver import RunningServer
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.timeout(60), pytest.mark.usefixtures("transport")]
 
 
 def test_an_untrusted_certificate_is_refused_with_a_clear_message(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from crawler.errors import ErrorKind
-from crawler.fetch import Response
+from crawler.http.fetch import Response
 from crawler.page import read_page, wants_body
 from crawler.records import Verdict
 

@@ -6,7 +6,7 @@ from itertools import pairwise
 
 import anyio
 
-from crawler.politeness import Gate
+from crawler.http.politeness import Gate
 
 
 def starts(gate: Gate, n: int) -> list[float]:

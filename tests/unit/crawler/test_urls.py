@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crawler.frontier import Frontier, Job
-from crawler.urls import normalize_url, remove_dot_segments, resolve_link
+from crawler.urls import PageLinks, normalize_url, remove_dot_segments, resolve_link
 
 BASE = "http://a/b/c/d;p?q"
 
@@ -46,6 +46,39 @@ RFC3986_EXAMPLES = [
 @pytest.mark.parametrize(("href", "expected"), RFC3986_EXAMPLES)
 def test_rfc3986_reference_resolution(href: str, expected: str | None) -> None:
     assert resolve_link(BASE, href) == expected
+    assert PageLinks(BASE).resolve(href) == expected
+
+
+PAGE_HREF_PARTS = st.sampled_from([
+    *"ab./?#:=%-_~@!;\\ \t", "..", "../", "./", "//", "/.", "http:", "https:", "%2E", "%41",
+    "é", "x.html", ".hidden", "mailto:", "..//"])
+PAGE_BASES = ["http://h/", "http://h/a/b/c", "http://h/a/b/?q=1", "https://h:8443/x/y;p",
+              "http://h/a%2Fb/c", "http://h/a/", "http://h/a/b/c/d/e/f.html"]
+
+
+@settings(max_examples=1500)
+@given(st.lists(PAGE_HREF_PARTS, max_size=10).map("".join), st.sampled_from(PAGE_BASES),
+       st.sampled_from(PAGE_BASES))
+def test_page_links_resolve_as_resolve_link_does(href: str, base: str, other: str) -> None:
+    """The per-page resolver (fast path and shared cache) answers as the reference does,
+    also after another page has filled the cache with the same href."""
+    PageLinks(other).resolve(href)
+    assert PageLinks(base).resolve(href) == resolve_link(base, href)
+    assert PageLinks(base).resolve(href) == resolve_link(base, href)  # from the cache
+
+
+def test_page_links_share_results_within_a_directory_only() -> None:
+    first, sibling = PageLinks("http://h/a/one.html"), PageLinks("http://h/a/two.html?x=1")
+    elsewhere = PageLinks("http://h/b/one.html")
+    for href in ("c%2Fd.html", "../a/x%7e.html", "/z/../y.html"):
+        assert first.resolve(href) == sibling.resolve(href) == resolve_link(
+            "http://h/a/two.html", href)
+        assert elsewhere.resolve(href) == resolve_link("http://h/b/one.html", href)
+    # hrefs whose meaning depends on the page itself are never shared
+    assert first.resolve("?y") == "http://h/a/one.html?y"
+    assert sibling.resolve("?y") == "http://h/a/two.html?y"
+    assert first.resolve("http:") == "http://h/a/one.html"
+    assert sibling.resolve("http:") == "http://h/a/two.html?x=1"
 
 
 NORMALISATION = [

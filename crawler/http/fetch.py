@@ -1,0 +1,248 @@
+"""One request in, one :class:`Response` out — through httpx's API only.
+
+A crawl has one ``httpx.AsyncClient`` on one transport (``transports.py``:
+aiohttp's engine by default, httpx's own with HTTP/2 for ``--http2``).
+Requests and responses are httpx objects; the fetcher adds what neither
+transport promises on its own:
+
+* a **total deadline** per request, body included: socket timeouts are per
+  operation, so a server dripping one byte every few seconds would otherwise
+  hold a worker forever;
+* a **body cap** on *decoded* bytes: the body is streamed raw (``aiter_raw``)
+  and inflated by :class:`~crawler.http.inflate.Inflater` under a limit, so a
+  gzip bomb stops at the cap instead of in memory;
+* **retries** with exponential back-off and jitter for transient failures,
+  honouring ``Retry-After``, and the politeness :class:`Gate`;
+* **exact URLs**: requests are built from the normalised URL without being
+  parsed or quoted again (``prebuilt.py``);
+* every failure mapped to an :class:`~crawler.errors.ErrorKind`, so callers
+  never see an exception. Redirects are *not* followed here: the crawler
+  routes them through its frontier, where they pass scope and robots checks.
+"""
+
+from __future__ import annotations
+
+import random
+import ssl
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import anyio
+import httpx
+
+from crawler.config import CrawlConfig
+from crawler.dates import retry_after_seconds
+from crawler.errors import ErrorKind
+from crawler.http.inflate import Inflater, TooLarge, Undecodable
+from crawler.http.politeness import Gate
+from crawler.http.prebuilt import RequestFactory
+from crawler.http.transports import open_transport, proxy_for
+from crawler.urls import normalize_url
+
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+BACKOFF_BASE = 0.5
+BACKOFF_CAP = 30.0
+# Unwanted bodies up to this size are read and dropped to keep the connection.
+DRAIN_LIMIT = 64 * 1024
+ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"
+
+
+@dataclass(slots=True)
+class Response:
+    """The parts of an HTTP answer the crawler uses (no httpx types leak out)."""
+
+    url: str
+    status: int | None = None
+    content_type: str | None = None
+    location: str | None = None
+    last_modified: str | None = None
+    etag: str | None = None
+    x_robots_tag: list[str] = field(default_factory=list)
+    link: list[str] = field(default_factory=list)
+    retry_after: str | None = None
+    body: bytes | None = None
+    error: ErrorKind | None = None
+    elapsed: float = 0.0
+    attempts: int = 1
+
+
+def _origin(url: str) -> str:
+    scheme, _, rest = url.partition("://")
+    return f"{scheme}://{rest.partition('/')[0]}"
+
+
+class Fetcher:
+    """One client for the crawled origin, and the rules for using it."""
+
+    def __init__(self, config: CrawlConfig) -> None:
+        self.config = config
+        self.gate = Gate(rate=config.rate, delay=config.delay)
+        # One scheme and host per crawl: its start URL decides the proxy and TLS setup.
+        self._start = normalize_url(config.start_url) or config.start_url
+        self.proxy = proxy_for(self._start)
+        origin = _origin(self._start)
+        self._requests = RequestFactory(origin, [
+            (b"Host", origin.partition("://")[2].encode("ascii")),
+            (b"User-Agent", config.user_agent.encode("latin-1", "replace")),
+            (b"Accept", ACCEPT.encode()),
+            (b"Accept-Encoding", b"gzip, deflate"),
+        ])
+        self._client: httpx.AsyncClient | None = None
+
+    async def __aenter__(self) -> Fetcher:
+        transport = open_transport(self._start, http2=self.config.http2,
+                                   concurrency=self.config.concurrency)
+        # A site's session cookie is kept like a browser would, IP hosts included;
+        # requests only ever go to the crawl's origin, so that is where it is sent.
+        self._client = httpx.AsyncClient(transport=transport, trust_env=False,
+                                         follow_redirects=False, timeout=None)
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+
+    async def fetch(
+        self,
+        url: str,
+        *,
+        want_body: Callable[[int, str | None], bool],
+        max_bytes: int | None = None,
+        headers: tuple[tuple[str, str], ...] | dict[str, str] | None = None,
+    ) -> Response:
+        """GET ``url`` with retries; read the body only if ``want_body(status, type)``."""
+        limit = max_bytes or self.config.max_page_bytes
+        extra = tuple(headers.items()) if isinstance(headers, dict) else headers
+        attempts = self.config.retries + 1
+        started = time.monotonic()
+        for attempt in range(1, attempts + 1):
+            await self.gate.wait()
+            response = Response(url=url)
+            with anyio.move_on_after(self.config.timeout) as deadline:
+                await self._attempt(response, want_body, limit, extra)
+            if deadline.cancelled_caught:
+                response.error, response.body = ErrorKind.TIMEOUT, None
+            response.attempts = attempt
+            pause = self._retry_pause(response, attempt)
+            if pause is None or attempt == attempts:
+                break
+            await anyio.sleep(pause)
+        response.elapsed = time.monotonic() - started
+        return response
+
+    def _retry_pause(self, response: Response, attempt: int) -> float | None:
+        """Seconds to wait before trying again, or ``None`` if this answer is final."""
+        transient = response.error in (ErrorKind.CONNECT, ErrorKind.TIMEOUT, ErrorKind.NETWORK)
+        if not transient and response.status not in RETRY_STATUSES:
+            self.gate.recover()
+            return None
+        backoff = min(BACKOFF_CAP, BACKOFF_BASE * 2 ** (attempt - 1)) * random.uniform(0.5, 1.5)
+        if response.status in (429, 503):
+            asked = retry_after_seconds(response.retry_after, datetime.now(UTC))
+            pause = min(self.config.max_retry_after, asked if asked is not None else backoff)
+            self.gate.back_off(pause)
+            return pause
+        return backoff
+
+    async def _attempt(
+        self,
+        result: Response,
+        want_body: Callable[[int, str | None], bool],
+        limit: int,
+        extra: tuple[tuple[str, str], ...] | None,
+    ) -> None:
+        client = self._client
+        assert client is not None, "use the Fetcher as an async context manager"
+        request = self._requests.get(result.url, extra)
+        if client.cookies:
+            client.cookies.set_cookie_header(request)
+        try:
+            answer = await client.send(request, stream=True)
+        except (httpx.HTTPError, OSError, ValueError) as exc:
+            result.error = error_kind(exc, got_status=False, via_proxy=self.proxy is not None)
+            return
+        try:
+            encoding = _read_headers(answer, result)
+            status = result.status = answer.status_code
+            if want_body(status, result.content_type):
+                inflater = Inflater(encoding, limit)
+                result.body = b"".join([inflater.feed(raw) async for raw in answer.aiter_raw()])
+            elif status in (204, 304) or _small(answer.headers.get("content-length")):
+                # Reading a short 404 or redirect body keeps the connection
+                # alive; closing it unread would cost a new one.
+                async for _ in answer.aiter_raw():
+                    pass
+        except TooLarge:
+            result.error = ErrorKind.TOO_LARGE
+        except Undecodable:
+            result.error = ErrorKind.DECODING
+        except (httpx.HTTPError, OSError, ValueError) as exc:
+            result.error = error_kind(exc, got_status=True, via_proxy=self.proxy is not None)
+        finally:
+            await answer.aclose()
+        if result.error is not None:
+            result.body = None
+
+
+def _read_headers(answer: httpx.Response, result: Response) -> str:
+    """Copy the headers the crawler uses into ``result``, in one pass over the raw
+    list; returns the Content-Encoding.
+
+    URLs (``Location``, ``Link``) are decoded as UTF-8 with surrogate escapes,
+    so a raw non-UTF-8 byte stays that byte when the URL is normalised (as
+    browsers send it); the other values as latin-1, which keeps every byte.
+    """
+    encoding = ""
+    for raw_name, raw_value in answer.headers.raw:
+        name = raw_name.lower()
+        if name == b"content-type":
+            result.content_type = raw_value.decode("latin-1")
+        elif name == b"location":
+            result.location = raw_value.decode("utf-8", "surrogateescape")
+        elif name == b"last-modified":
+            result.last_modified = raw_value.decode("latin-1")
+        elif name == b"etag":
+            result.etag = raw_value.decode("latin-1")
+        elif name == b"retry-after":
+            result.retry_after = raw_value.decode("latin-1")
+        elif name == b"x-robots-tag":
+            result.x_robots_tag.append(raw_value.decode("latin-1"))
+        elif name == b"link":
+            result.link.append(raw_value.decode("utf-8", "surrogateescape"))
+        elif name == b"content-encoding":
+            encoding = raw_value.decode("latin-1")
+    return encoding
+
+
+def _small(content_length: str | None) -> bool:
+    return content_length is not None and content_length.isdigit() and (
+        int(content_length) <= DRAIN_LIMIT)
+
+
+def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, kind):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def error_kind(exc: BaseException, *, got_status: bool, via_proxy: bool = False) -> ErrorKind:
+    """Classify a failure of either transport by what httpx reports, and its cause."""
+    if isinstance(exc, httpx.TimeoutException):
+        return ErrorKind.TIMEOUT
+    if isinstance(exc, httpx.ProxyError):
+        return ErrorKind.PROXY
+    if not got_status and _caused_by(exc, ssl.SSLError):
+        return ErrorKind.TLS
+    if isinstance(exc, httpx.ConnectError):
+        # Through a proxy, the only connection we open is to the proxy.
+        return ErrorKind.PROXY if via_proxy else ErrorKind.CONNECT
+    if isinstance(exc, httpx.ProtocolError) and not got_status:
+        return ErrorKind.PROTOCOL
+    return ErrorKind.NETWORK

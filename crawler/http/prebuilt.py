@@ -1,0 +1,66 @@
+"""httpx requests for already-normalised URLs, built without parsing them again.
+
+``httpx.Request(method, "http://…")`` parses and validates its URL (34 µs)
+and encodes an empty body (another 30 µs): two thirds of the cost of an
+httpx request on this workload, for URLs that :func:`crawler.urls.normalize_url`
+has already made valid and canonical, and that must be sent exactly as they
+are. A crawl has one origin, so every request URL is that origin's parsed
+form with another path and query: :class:`RequestFactory` copies it with the
+new ones, and passes the (empty) body as a stream, so httpx adds nothing.
+
+The copy relies on how httpx 0.28 stores a URL. The factory checks, when it
+is made, that a copy equals what ``httpx.URL`` parses from the same text,
+and falls back to ``httpx.URL`` for every request if it does not; a test
+holds the two to the same result on generated URLs.
+"""
+
+from __future__ import annotations
+
+import httpx
+
+_NO_BODY = httpx.ByteStream(b"")
+_PROBE = "/a/b;c%2F%7E%C3%A9?q=%20x&y=%7C"
+
+
+class RequestFactory:
+    """GET requests to one origin (``scheme://host[:port]``) with fixed base headers."""
+
+    def __init__(self, origin: str, headers: list[tuple[bytes, bytes]]) -> None:
+        self.origin = origin
+        self._base_headers = headers
+        self._template = _template(origin)
+
+    def url(self, url: str) -> httpx.URL:
+        template = self._template
+        if template is not None and url.startswith(self.origin):
+            rest = url[len(self.origin):]
+            if rest[:1] == "/" and "#" not in rest:
+                path, mark, query = rest.partition("?")
+                made = httpx.URL.__new__(httpx.URL)
+                made._uri_reference = template._replace(path=path, query=query if mark else None)
+                return made
+        return httpx.URL(url)
+
+    def get(self, url: str, extra: tuple[tuple[str, str], ...] | None = None) -> httpx.Request:
+        """A GET of the normalised ``url``; ``extra`` headers (validators) are added."""
+        headers = self._base_headers
+        if extra:
+            headers = headers + [(name.encode("latin-1"), value.encode("latin-1", "replace"))
+                                 for name, value in extra]
+        return httpx.Request("GET", self.url(url), headers=headers, stream=_NO_BODY)
+
+
+def _template(origin: str) -> object | None:
+    """The parsed origin to copy, or ``None`` if copying cannot be trusted here."""
+    try:
+        template = httpx.URL(origin + "/")._uri_reference
+        made = httpx.URL.__new__(httpx.URL)
+        path, _, query = _PROBE.partition("?")
+        made._uri_reference = template._replace(path=path, query=query)
+        expected = httpx.URL(origin + _PROBE)
+        if made == expected and str(made) == origin + _PROBE and made.raw_path == (
+                expected.raw_path):
+            return template
+    except (AttributeError, TypeError, ValueError):
+        pass
+    return None
