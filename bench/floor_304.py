@@ -6,10 +6,11 @@ Reads every URL that answered 200 in the last run, with its ETag and
 Last-Modified, from a ``--state`` file, and sends exactly those conditional
 requests from ``--concurrency`` tasks: no robots.txt, no frontier, no state
 writes, no sitemap. ``--stack httpx`` (the default) sends them the way the
-crawler does — httpx requests built by its request factory, on the transport
-the crawler would use (aiohttp's engine, or httpx's own with ``--http2``),
-bodies read through ``aiter_raw`` — so a second run's time divided by this
-one's is what the crawler adds to its HTTP stack. ``--stack aiohttp`` is bare
+crawler does — httpx requests built by its request factory, through the
+transport API of the transport the crawler would use (aiohttp's engine, or
+httpx's own with ``--http2``), bodies read through ``aiter_raw`` — so a
+second run's time divided by this one's is what the crawler adds to its HTTP
+stack. ``--stack aiohttp`` is bare
 aiohttp, the floor of earlier measurements. The whole process (interpreter
 and imports included) is what ``bench.py --incremental`` times.
 """
@@ -50,11 +51,12 @@ async def through_httpx(requests: list[tuple[str, tuple[tuple[str, str], ...]]],
     factory = RequestFactory(origin, [(b"Host", origin.partition("://")[2].encode()),
                                       (b"User-Agent", b"floor/1"),
                                       (b"Accept-Encoding", b"gzip, deflate")])
-    transport = open_transport(origin + "/", http2=http2, concurrency=concurrency)
-    async with httpx.AsyncClient(transport=transport, trust_env=False) as client:
+    transport: httpx.AsyncBaseTransport = open_transport(origin + "/", http2=http2,
+                                                         concurrency=concurrency)
+    async with transport:
         async def worker() -> None:
             for url, headers in pending:
-                response = await client.send(factory.get(url, headers), stream=True)
+                response = await transport.handle_async_request(factory.get(url, headers))
                 async for _ in response.aiter_raw():
                     pass
                 await response.aclose()
