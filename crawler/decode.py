@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from functools import lru_cache
 
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8"),
@@ -43,11 +44,26 @@ def _codec(label: str | None) -> str | None:
     label = label.strip().lower()
     label = _WEB_ALIASES.get(label, label)
     try:
-        name = codecs.lookup(label).name
+        info = codecs.lookup(label)
     except LookupError:
         return None
+    # "hex", "base64", "zlib"...: codecs Python knows that turn bytes into bytes,
+    # not text; "idna" is text but cannot decode with replacements. A page naming
+    # one has named no charset a browser would use.
+    if not getattr(info, "_is_text_encoding", True) or not _decodes_anything(info.name):
+        return None
+    name = info.name
     # A page cannot declare UTF-16 in its own ASCII-compatible bytes (HTML spec).
     return "utf-8" if name.startswith("utf-16") else name
+
+
+@lru_cache(maxsize=256)
+def _decodes_anything(name: str) -> bool:
+    try:
+        b"<p>a\xff\xfe\x80</p>".decode(name, errors="replace")
+    except Exception:  # a codec may fail in any way: then it is not one we use
+        return False
+    return True
 
 
 def sniff_encoding(body: bytes, content_type: str | None) -> str:

@@ -24,7 +24,7 @@ from crawler.frontier import Frontier, Job
 from crawler.http.fetch import Fetcher
 from crawler.incremental import remember
 from crawler.lastmod import choose_lastmod
-from crawler.page import PageOutcome, read_page, wants_body
+from crawler.page import PageOutcome, failed_page, read_page, wants_body
 from crawler.records import CrawlResult, PageRecord, SkippedUrl, Verdict
 from crawler.robots import RobotsMode, RobotsPolicy, allow_all, policy_from_response
 from crawler.scope import Scope
@@ -169,8 +169,11 @@ class _Coordinator:
     async def fetch(self, job: Job) -> PageOutcome:
         response = await self.fetcher.fetch(job.url, want_body=wants_body,
                                             headers=job.validators or None)
-        return read_page(response, job.depth, self.token, datetime.now(UTC),
-                         self.ignoring)
+        try:
+            return read_page(response, job.depth, self.token, datetime.now(UTC),
+                             self.ignoring)
+        except Exception as exc:  # one page never ends the crawl: it is that page's error
+            return failed_page(response, job.depth, exc)
 
     def _with_validators(self, job: Job) -> Job:
         if self.state is None:

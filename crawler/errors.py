@@ -52,3 +52,5 @@ class ErrorKind(enum.Enum):
     DECODING = "decoding-error"
     PROTOCOL = "protocol-error"
     BAD_REDIRECT = "bad-redirect"
+    # reading the page failed in a way nobody foresaw: a bug of ours, kept to that page
+    INTERNAL = "internal-error"

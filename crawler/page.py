@@ -113,6 +113,15 @@ def read_page(
     return outcome
 
 
+def failed_page(response: Response, depth: int, exc: Exception) -> PageOutcome:
+    """The record of a page whose reading raised: an error of that page only."""
+    record = PageRecord(url=response.url, depth=depth, status=response.status,
+                        content_type=response.content_type, error=ErrorKind.INTERNAL,
+                        elapsed=response.elapsed, attempts=response.attempts,
+                        detail=f"{type(exc).__name__}: {exc}"[:300])
+    return PageOutcome(record)
+
+
 def _read_html(
     response: Response, token: str, outcome: PageOutcome, ignoring: tuple[str, ...] | None
 ) -> None:

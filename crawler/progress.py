@@ -27,6 +27,7 @@ class CrawlDisplay:
         self.concurrency = concurrency
         self.console = console or Console(stderr=True, highlight=False, soft_wrap=True)
         self.verbose = verbose and not quiet
+        self.quiet = quiet
         self.live_enabled = not quiet and self.console.is_terminal and sys.stderr.isatty()
         self._live: Live | None = None
         self._last_draw = 0.0
@@ -51,6 +52,9 @@ class CrawlDisplay:
 
     def __call__(self, record: PageRecord, result: CrawlResult) -> None:
         self.latest = result
+        if record.detail is not None and not self.quiet:  # a bug of ours: say where
+            self.console.print(f"sitemap-crawler: warning: {record.url}: {record.detail} "
+                               "(recorded as internal-error; please report it)", markup=False)
         if self.verbose:
             outcome = str(record.status) if record.error is None else record.error.value
             self.console.print(

@@ -58,6 +58,8 @@ class PageRecord:
     elapsed: float = 0.0
     attempts: int = 1
     verdict: Verdict = Verdict.ERROR
+    # what went wrong, for an INTERNAL error: the only free text a record carries
+    detail: str | None = None
 
 
 @dataclass(slots=True, frozen=True)

@@ -37,6 +37,8 @@ def report_rows(result: CrawlResult) -> list[dict[str, Any]]:
         }
         if record.error is not None:
             row["error"] = record.error.value
+        if record.detail is not None:
+            row["detail"] = record.detail
         if record.redirect_to or record.refresh_to:
             row["target"] = record.redirect_to or record.refresh_to
         if record.canonical is not None:

@@ -188,6 +188,19 @@ def test_broken_encodings_and_binary_never_reach_the_sitemap_as_invalid_xml(tmp_
     assert "/ok%EF%BF%BDnul.html" in requested  # NUL became U+FFFD, percent-encoded
 
 
+def test_a_charset_that_is_no_text_encoding_fails_that_page_only(tmp_path: Path) -> None:
+    # "hex", "base64" and "idna" are codecs Python knows, but not text encodings.
+    routes = {"/": home("/hex.html", "/b64.html", "/idna.html", "/ok.html"),
+              **{f"/{name}.html": {"body": '<a href="/ok.html">ok</a>',
+                                   "headers": {"Content-Type": f"text/html; charset={label}"}}
+                 for name, label in (("hex", "hex"), ("b64", "base64"), ("idna", "idna"))}}
+    with RunningServer("hostile", routes) as site:
+        run, rows = crawl(site, tmp_path)
+    assert run.code == 0, run.stderr
+    assert all(rows[path]["listed"] for path in ("/hex.html", "/b64.html", "/idna.html"))
+    assert rows["/ok.html"]["listed"]
+
+
 def test_page_with_100000_links(tmp_path: Path) -> None:
     body = "".join(f'<a href="/item/{n}">{n}</a>' for n in range(100_000))
     routes = {"/": {"body": f"<html><body>{body}</body></html>",

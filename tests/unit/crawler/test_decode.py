@@ -35,3 +35,11 @@ def test_invalid_utf8_and_nul_bytes_become_replacement_characters() -> None:
 
 def test_bom_is_not_part_of_the_text() -> None:
     assert decode_html(codecs.BOM_UTF8 + b"<p>", None) == "<p>"
+
+
+@pytest.mark.parametrize("label", ["hex", "base64", "idna", "rot13", "zlib", "uu", "bz2"])
+def test_a_codec_that_is_no_text_encoding_is_ignored(label: str) -> None:
+    body = b"<p>caf\xc3\xa9</p>"
+    assert sniff_encoding(body, f"text/html; charset={label}") == "utf-8"
+    assert sniff_encoding(b'<meta charset="' + label.encode() + b'">' + body, None) == "utf-8"
+    assert decode_html(body, f"text/html; charset={label}") == "<p>caf\u00e9</p>"

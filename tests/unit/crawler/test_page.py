@@ -73,3 +73,33 @@ def test_lastmod_from_header_only() -> None:
 def test_only_html_200_bodies_are_downloaded(status: int, content_type: str | None,
                                               wanted: bool) -> None:
     assert wants_body(status, content_type) is wanted
+
+
+def test_an_unexpected_failure_reading_a_page_is_that_pages_record(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever goes wrong while reading one page ends as its record, naming the
+    failure, never as the crawl's end (issue: one page stopped the whole crawl)."""
+    import anyio
+
+    from crawler import engine
+    from crawler.config import CrawlConfig
+    from crawler.errors import ErrorKind
+    from crawler.records import CrawlResult, Verdict
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise LookupError("unknown encoding: surprise")
+
+    monkeypatch.setattr(engine, "read_page", broken)
+
+    class Fetcher:
+        async def fetch(self, url: str, **kwargs: object) -> Response:
+            return Response(url=url, status=200, content_type="text/html", body=b"<p>")
+
+    config = CrawlConfig(start_url="http://h/")
+    coordinator = engine._Coordinator(config, None, None, Fetcher(), CrawlResult("http://h/"),
+                                      None, None)  # type: ignore[arg-type]
+    outcome = anyio.run(coordinator.fetch, engine.Job("http://h/a", 1))
+    record = outcome.record
+    assert (record.url, record.status, record.depth) == ("http://h/a", 200, 1)
+    assert record.error is ErrorKind.INTERNAL and record.verdict is Verdict.ERROR
+    assert record.detail == "LookupError: unknown encoding: surprise"
