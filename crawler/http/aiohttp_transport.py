@@ -68,7 +68,9 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         try:
             answer = await session.request(
                 request.method, URL(str(request.url), encoded=True),
-                headers=request.headers.multi_items(), allow_redirects=False, proxy=self._proxy)
+                headers=[(name.decode("latin-1"), value.decode("latin-1"))
+                         for name, value in request.headers.raw],
+                allow_redirects=False, proxy=self._proxy)
         except Exception as exc:
             raise _mapped(exc) from _cause(exc)
         return httpx.Response(answer.status, headers=answer.raw_headers, stream=_Body(answer),

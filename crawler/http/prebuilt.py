@@ -27,7 +27,8 @@ class RequestFactory:
 
     def __init__(self, origin: str, headers: list[tuple[bytes, bytes]]) -> None:
         self.origin = origin
-        self._base_headers = headers
+        self._base_raw = headers
+        self._base_headers = httpx.Headers(headers)  # normalised once, copied per request
         self._template = _template(origin)
 
     def url(self, url: str) -> httpx.URL:
@@ -43,11 +44,16 @@ class RequestFactory:
 
     def get(self, url: str, extra: tuple[tuple[str, str], ...] | None = None) -> httpx.Request:
         """A GET of the normalised ``url``; ``extra`` headers (validators) are added."""
-        headers = self._base_headers
-        if extra:
-            headers = headers + [(name.encode("latin-1"), value.encode("latin-1", "replace"))
-                                 for name, value in extra]
-        return httpx.Request("GET", self.url(url), headers=headers, stream=_NO_BODY)
+        if extra and not all(value.isascii() for _, value in extra):
+            # A stored ETag may hold any latin-1 byte: sent as that byte.
+            raw = self._base_raw + [(name.encode("latin-1"), value.encode("latin-1", "replace"))
+                                    for name, value in extra]
+            return httpx.Request("GET", self.url(url), headers=raw, stream=_NO_BODY)
+        request = httpx.Request("GET", self.url(url), headers=self._base_headers,
+                                stream=_NO_BODY)
+        for name, value in extra or ():
+            request.headers[name] = value
+        return request
 
 
 def _template(origin: str) -> object | None:
