@@ -96,9 +96,9 @@ class Nginx:
         (self.state / "tmp").mkdir(parents=True, exist_ok=True)
         conf = self.state / "nginx.conf"
         certs = (f" ssl_certificate {self.ca_file()}; ssl_certificate_key "
-                 f"{self.state / 'key.pem'}; http2 on;" if self.tls else "")
+                 f"{self.state / 'key.pem'};" if self.tls else "")
         conf.write_text(NGINX_CONF.format(state=self.state, port=self.port, root=self.root,
-                                          tls=" ssl" if self.tls else "", certs=certs))
+                                          tls=" ssl http2" if self.tls else "", certs=certs))
         subprocess.run([binary, "-e", str(self.state / "error.log"), "-c", str(conf),
                         "-p", str(self.state)], check=True)
         time.sleep(0.3)
