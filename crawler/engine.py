@@ -32,6 +32,8 @@ from crawler.state import CrawlState, ResumePoint
 from crawler.urls import normalize_url, resolve_link
 
 ROBOTS_MAX_REDIRECTS = 5
+# RFC 9309 §2.5: parse at least the first 500 KiB, whatever --max-page-bytes says.
+ROBOTS_MAX_BYTES = 512 * 1024
 ProgressCallback = Callable[[PageRecord, CrawlResult], None]
 
 
@@ -97,8 +99,8 @@ async def _load_robots(
     url = scope.origin + "/robots.txt"
     for _ in range(ROBOTS_MAX_REDIRECTS + 1):
         answer = await fetcher.fetch(
-            url, want_body=lambda status, _type: 200 <= status < 300, max_bytes=None
-        )
+            url, want_body=lambda status, _type: 200 <= status < 300,
+            max_bytes=ROBOTS_MAX_BYTES, truncate=True)
         result.robots_status = answer.status
         if answer.error is not None and answer.status is None:
             result.robots_error = answer.error.value

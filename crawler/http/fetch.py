@@ -116,9 +116,13 @@ class Fetcher:
         *,
         want_body: Callable[[int, str | None], bool],
         max_bytes: int | None = None,
+        truncate: bool = False,
         headers: tuple[tuple[str, str], ...] | dict[str, str] | None = None,
     ) -> Response:
-        """GET ``url`` with retries; read the body only if ``want_body(status, type)``."""
+        """GET ``url`` with retries; read the body only if ``want_body(status, type)``.
+
+        The decoded body may hold ``max_bytes`` (default ``--max-page-bytes``); past
+        that it is ``too-large``, or, with ``truncate``, cut there and kept."""
         limit = max_bytes or self.config.max_page_bytes
         extra = tuple(headers.items()) if isinstance(headers, dict) else headers
         attempts = self.config.retries + 1
@@ -130,7 +134,7 @@ class Fetcher:
                 # asyncio's own timeout: both transports run on asyncio, and it costs
                 # a third less than a cancel scope, once per request.
                 async with asyncio.timeout(self.config.timeout):
-                    await self._attempt(response, want_body, limit, extra)
+                    await self._attempt(response, want_body, limit, extra, truncate)
             except TimeoutError:
                 response.error, response.body = ErrorKind.TIMEOUT, None
             response.attempts = attempt
@@ -161,6 +165,7 @@ class Fetcher:
         want_body: Callable[[int, str | None], bool],
         limit: int,
         extra: tuple[tuple[str, str], ...] | None,
+        truncate: bool = False,
     ) -> None:
         transport = self._transport
         assert transport is not None, "use the Fetcher as an async context manager"
@@ -179,8 +184,13 @@ class Fetcher:
                 self.cookies.extract_cookies(answer)
             status = result.status = answer.status_code
             if want_body(status, result.content_type):
-                inflater = Inflater(encoding, limit)
-                result.body = b"".join([inflater.feed(raw) async for raw in answer.aiter_raw()])
+                inflater = Inflater(encoding, limit, truncate=truncate)
+                parts = []
+                async for raw in answer.aiter_raw():
+                    parts.append(inflater.feed(raw))
+                    if inflater.full:
+                        break
+                result.body = b"".join(parts)
             elif status in (204, 304) or _small(answer.headers.get("content-length")):
                 # Reading a short 404 or redirect body (or a 304's nothing) to its
                 # end keeps the connection alive; closing it unread would cost a new

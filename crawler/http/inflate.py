@@ -22,9 +22,13 @@ class Undecodable(Exception):
 class Inflater:
     """Feed raw chunks, get decoded bytes; raises :class:`TooLarge` past ``limit``."""
 
-    def __init__(self, encoding: str, limit: int) -> None:
+    def __init__(self, encoding: str, limit: int, *, truncate: bool = False) -> None:
         self.limit = limit
         self.size = 0
+        # With ``truncate``, the first ``limit`` bytes are kept instead of raising,
+        # and ``full`` says when to stop reading (robots.txt: the first 512 KiB count).
+        self.truncate = truncate
+        self.full = False
         self._raw_deflate_fallback = False
         encoding = encoding.strip().lower()
         if encoding in ("", "identity"):
@@ -53,5 +57,8 @@ class Inflater:
             self._raw_deflate_fallback = False
         self.size += len(out)
         if self.size > self.limit:
-            raise TooLarge
+            if not self.truncate:
+                raise TooLarge
+            out = out[: len(out) - (self.size - self.limit)]
+            self.size, self.full = self.limit, True
         return out

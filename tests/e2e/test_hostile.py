@@ -261,3 +261,22 @@ def test_shrinking_to_under_half_is_refused_unless_allowed(tmp_path: Path) -> No
                       "--allow-shrink")
         assert run.code == 0
         assert read_sitemaps(out, site.url + "/").locs == [site.url + "/"]
+
+
+def test_robots_txt_is_read_to_512_kib_whatever_the_page_cap(tmp_path: Path) -> None:
+    """RFC 9309 §2.5: at least the first 500 KiB are parsed. A rule in the first
+    512 KiB holds even with a tiny --max-page-bytes; one after 512 KiB is past the
+    limit (the cut itself is what is tested)."""
+    padding = "".join(f"# {'x' * 97}\n" for _ in range(5300))  # 530,000 bytes of comments
+    robots = f"User-agent: *\nDisallow: /early/\n{padding}Disallow: /late/\n"
+    assert len(robots.encode()) > 512 * 1024
+    routes = {"/": home("/early/a.html", "/late/b.html", "/ok.html"),
+              "/robots.txt": {"body": robots, "headers": {"Content-Type": "text/plain"}},
+              "/early/a.html": {"body": "<p>a</p>", "headers": {"Content-Type": "text/html"}},
+              "/late/b.html": {"body": "<p>b</p>", "headers": {"Content-Type": "text/html"}}}
+    with RunningServer("hostile", routes) as site:
+        run, rows = crawl(site, tmp_path, "--max-page-bytes", "1000")
+        requested = site.paths()
+    assert run.code == 0, run.stderr
+    assert "/early/a.html" not in requested and rows["/early/a.html"]["reason"] == "robots-disallowed"
+    assert "/late/b.html" in requested
