@@ -38,6 +38,7 @@ import click
 from crawler.__version__ import __version__
 from crawler.config import (
     DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_CRAWL_DELAY,
     DEFAULT_MAX_PAGE_BYTES,
     DEFAULT_MAX_QUERY_VARIANTS,
     DEFAULT_MAX_RETRY_AFTER,
@@ -126,6 +127,8 @@ def cli() -> None:
               help="At least this many seconds between request starts.")
 @click.option("--max-retry-after", type=float, default=DEFAULT_MAX_RETRY_AFTER,
               show_default=True, help="Cap on a server's Retry-After, in seconds.")
+@click.option("--max-crawl-delay", type=float, default=DEFAULT_MAX_CRAWL_DELAY,
+              show_default=True, help="Cap on a robots.txt Crawl-delay, in seconds.")
 @click.option("--max-query-variants", type=int, default=DEFAULT_MAX_QUERY_VARIANTS,
               show_default=True, help="Distinct query strings crawled per path.")
 @click.option("--state", "state_path", type=click.Path(dir_okay=False),
@@ -285,6 +288,10 @@ def _write_atomically(path: Path, data: bytes) -> None:
 def _summary(display: CrawlDisplay, result: CrawlResult, written: WriteResult,
              elapsed: float, out_dir: Path) -> None:
     stats = result.stats
+    asked, used = result.crawl_delay_asked, result.crawl_delay_used
+    if asked is not None and used is not None and used < asked:
+        display.console.print(f"robots.txt Crawl-delay {asked:g} s capped at {used:g} s "
+                              "(--max-crawl-delay)", markup=False)
     rate = stats.fetched / elapsed if elapsed > 0 else 0.0
     changed = [name for name in written.published.changed if name.startswith("sitemap-")]
     display.console.print(

@@ -21,6 +21,9 @@ DEFAULT_USER_AGENT = f"sitemap-crawler/{__version__}"
 DEFAULT_MAX_PAGE_BYTES = 10 * 1024 * 1024
 DEFAULT_RETRIES = 2
 DEFAULT_MAX_RETRY_AFTER = 120.0
+# A robots.txt Crawl-delay is obeyed up to this many seconds: 86400 would make a
+# 31-page site a month-long crawl.
+DEFAULT_MAX_CRAWL_DELAY = 30.0
 DEFAULT_MAX_QUERY_VARIANTS = 1000
 DEFAULT_MAX_REDIRECTS = 10
 # sitemaps.org: a <loc> must be less than 2,048 characters; longer URLs are
@@ -60,6 +63,7 @@ class CrawlConfig:
     rate: float | None = None
     delay: float = 0.0
     max_retry_after: float = DEFAULT_MAX_RETRY_AFTER
+    max_crawl_delay: float = DEFAULT_MAX_CRAWL_DELAY
     max_query_variants: int = DEFAULT_MAX_QUERY_VARIANTS
     max_redirects: int = DEFAULT_MAX_REDIRECTS
     state_path: str | None = None
@@ -81,6 +85,9 @@ class CrawlConfig:
         _positive("--max-page-bytes", self.max_page_bytes)
         _positive("--max-query-variants", self.max_query_variants)
         _positive("--max-retry-after", self.max_retry_after)
+        if self.max_crawl_delay < 0:
+            raise ConfigError(f"--max-crawl-delay must be 0 or more seconds "
+                              f"(got {self.max_crawl_delay})")
         if self.max_pages is not None:
             _positive("--max-pages", self.max_pages)
         if self.max_depth is not None and self.max_depth < 0:

@@ -59,7 +59,9 @@ async def crawl(
             _check_start(start, scope, policy, result)
             delay = policy.crawl_delay()
             if delay:
-                fetcher.gate.raise_interval(delay)
+                result.crawl_delay_asked = delay
+                result.crawl_delay_used = min(delay, config.max_crawl_delay)
+                fetcher.gate.raise_interval(result.crawl_delay_used)
             coordinator = _Coordinator(config, scope, policy, fetcher, result, on_record, state)
             if point is not None and (point.records or point.queue):
                 coordinator.restore(point)

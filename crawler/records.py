@@ -98,6 +98,9 @@ class CrawlResult:
     stats: CrawlStats = field(default_factory=CrawlStats)
     robots_status: int | None = None
     robots_error: str | None = None
+    # robots.txt Crawl-delay: what it asked, and what was used (capped by --max-crawl-delay)
+    crawl_delay_asked: float | None = None
+    crawl_delay_used: float | None = None
     elapsed: float = 0.0
 
     def listed(self) -> list[PageRecord]:

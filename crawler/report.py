@@ -15,7 +15,8 @@ from typing import Any
 from crawler.dates import EARLIEST_TRUSTED
 from crawler.records import CrawlResult, PageRecord, Verdict
 
-REPORT_VERSION = 1
+# 2: top-level crawl_delay; a row's detail for an internal-error
+REPORT_VERSION = 2
 
 
 def _iso(record: PageRecord) -> str | None:
@@ -73,6 +74,8 @@ def report_json(result: CrawlResult, extra: dict[str, Any] | None = None) -> str
         "version": REPORT_VERSION,
         "start_url": result.start_url,
         "robots_txt_status": result.robots_status,
+        "crawl_delay": None if result.crawl_delay_asked is None else {
+            "asked": result.crawl_delay_asked, "used": result.crawl_delay_used},
         "totals": totals(result),
         **(extra or {}),
         "urls": report_rows(result),

@@ -150,6 +150,23 @@ def test_crawl_delay_spaces_request_starts(tmp_path: Path) -> None:
     assert len(starts) == 6 and min(gaps) >= 0.28
 
 
+def test_a_huge_crawl_delay_is_capped_and_said(tmp_path: Path) -> None:
+    # Crawl-delay: 86400 would turn a 31-page site into a month-long crawl.
+    routes = {"/robots.txt": {"body": "User-agent: *\nCrawl-delay: 86400\n"}}
+    with RunningServer("many", routes) as site:
+        started = time.monotonic()
+        report = tmp_path / "report.json"
+        run = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "out"), "--max-pages",
+                      "4", "--max-crawl-delay", "0.3", "--report", str(report))
+        elapsed = time.monotonic() - started
+        starts = [hit.at for hit in site.log if hit.path != "/robots.txt"]
+    assert run.code == 0, run.stderr
+    assert elapsed < 20
+    assert min(b - a for a, b in pairwise(starts)) >= 0.28  # the cap still spaces requests
+    assert "Crawl-delay 86400 s capped at 0.3 s (--max-crawl-delay)" in run.stderr
+    assert json.loads(report.read_text())["crawl_delay"] == {"asked": 86400.0, "used": 0.3}
+
+
 def test_rate_limits_requests_per_second(tmp_path: Path) -> None:
     with RunningServer("many") as site:
         run = run_cli("crawl", site.url + "/", "--out", str(tmp_path), "--max-pages", "8",
