@@ -66,6 +66,7 @@ from sitemap_writer import (
     normalize_base_url,
     output_lock,
     published_url_count,
+    smallest_shard_bytes,
     write_sitemaps,
 )
 
@@ -189,8 +190,10 @@ def _crawl_and_write(
     if not 1 <= max_urls_per_sitemap <= MAX_URLS_PER_SITEMAP:
         raise Failure(f"--max-urls-per-sitemap must be 1..50000 (got {max_urls_per_sitemap})",
                       EXIT_USAGE)
-    if not 0 < max_bytes_per_sitemap <= MAX_SITEMAP_BYTES:
-        raise Failure(f"--max-bytes-per-sitemap must be 1..52428800 "
+    smallest = smallest_shard_bytes()
+    if not smallest <= max_bytes_per_sitemap <= MAX_SITEMAP_BYTES:
+        raise Failure(f"--max-bytes-per-sitemap must be {smallest}..{MAX_SITEMAP_BYTES}, so that "
+                      f"a shard can hold the longest URL a sitemap may list "
                       f"(got {max_bytes_per_sitemap})", EXIT_USAGE)
     try:
         ensure_output_dir(out_dir)

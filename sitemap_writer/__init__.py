@@ -14,6 +14,7 @@ from sitemap_writer.existing import published_url_count
 from sitemap_writer.index import INDEX_NAME
 from sitemap_writer.publish import ensure_output_dir, output_lock
 from sitemap_writer.robots_txt import with_sitemap_line
+from sitemap_writer.shards import smallest_shard_bytes
 from sitemap_writer.writer import WriteResult, normalize_base_url, write_sitemaps
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "normalize_base_url",
     "output_lock",
     "published_url_count",
+    "smallest_shard_bytes",
     "with_sitemap_line",
     "write_sitemaps",
 ]

@@ -11,15 +11,25 @@ from __future__ import annotations
 import gzip
 import os
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO
 
-from sitemap_writer.entry import SitemapEntry
+from sitemap_writer.entry import MAX_LOC_LENGTH, SitemapEntry
 from sitemap_writer.errors import LimitError
 from sitemap_writer.serialize import URLSET_FOOT, URLSET_HEAD, url_element
 
 GZIP_LEVEL = 6
+
+
+def smallest_shard_bytes() -> int:
+    """The fewest uncompressed bytes a shard needs to hold any one URL a sitemap may
+    list: the longest ``<loc>`` (2,047 characters, each one an ``&`` that escapes to
+    five) with a ``<lastmod>``, between the urlset's head and foot. A byte limit
+    under this could fail on a URL the crawl finds, so it is refused up front."""
+    worst = SitemapEntry("http://a/?" + "&" * (MAX_LOC_LENGTH - len("http://a/?")),
+                         datetime(2000, 1, 1, tzinfo=UTC))
+    return len(URLSET_HEAD) + len(url_element(worst)) + len(URLSET_FOOT)
 
 
 def shard_name(number: int, *, compressed: bool) -> str:

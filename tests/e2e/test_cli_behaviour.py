@@ -9,6 +9,8 @@ import pytest
 from conftest import read_sitemaps, run_cli
 from siteserver import RunningServer
 
+from sitemap_writer import smallest_shard_bytes
+
 pytestmark = pytest.mark.timeout(120)
 
 
@@ -104,6 +106,18 @@ def test_invalid_arguments_exit_2_with_one_line(tmp_path: Path, args: list[str])
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("size", ["150", "5000"])
+def test_a_shard_size_too_small_for_a_url_exits_2_before_any_request(tmp_path: Path,
+                                                                      size: str) -> None:
+    with RunningServer("many") as site:
+        run = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "out"),
+                      "--max-bytes-per-sitemap", size)
+        assert site.paths() == []  # refused before the first request, robots.txt included
+    assert run.code == 2, run.stderr
+    assert run.stderr.count("\n") == 1 and "--max-bytes-per-sitemap must be" in run.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_unwritable_output_exits_4(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
@@ -149,13 +163,31 @@ def test_sharding_with_tiny_limits_through_the_cli(tmp_path: Path) -> None:
         assert written.locs == sorted(set(written.locs))
         # a later run with bigger shards removes the stale ones
         run = run_cli("crawl", site.url + "/", "--out", str(tmp_path), "--no-gzip",
-                      "--max-bytes-per-sitemap", "2000")
+                      "--max-urls-per-sitemap", "20")
         assert run.code == 0, run.stderr
         written = read_sitemaps(tmp_path, site.url + "/")
-        for name in written.index_locs:
-            assert (tmp_path / name.rsplit("/", 1)[1]).stat().st_size <= 2000
+        assert written.shard_counts == [20, 11]
         shards = sorted(p.name for p in tmp_path.glob("sitemap-*"))
-        assert len(shards) == len(written.index_locs)
+        assert len(shards) == len(written.index_locs) == 2
+
+
+def test_sharding_by_bytes_through_the_cli(tmp_path: Path) -> None:
+    # 300 pages with long URLs: about 38 KB of <url> elements, over the smallest
+    # shard size a user may ask for.
+    long = "section-" + "x" * 100
+    links = "".join(f'<a href="/item/{long}/{n}.html">{n}</a>' for n in range(300))
+    routes = {"/": {"body": f"<html><body>{links}</body></html>",
+                    "headers": {"Content-Type": "text/html"}},
+              "/item/*": {"body": "<p>item</p>", "headers": {"Content-Type": "text/html"}}}
+    limit = smallest_shard_bytes()
+    with RunningServer("many", routes) as site:
+        run = run_cli("crawl", site.url + "/", "--out", str(tmp_path), "--no-gzip",
+                      "--max-bytes-per-sitemap", str(limit))
+        assert run.code == 0, run.stderr
+        written = read_sitemaps(tmp_path, site.url + "/")
+    assert len(written.locs) == 301 and len(written.shard_counts) >= 3
+    for name in written.index_locs:
+        assert (tmp_path / name.rsplit("/", 1)[1]).stat().st_size <= limit
 
 
 def test_max_depth_and_max_pages(tmp_path: Path) -> None:
