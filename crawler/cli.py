@@ -22,6 +22,7 @@ code  meaning
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import sys
 import tempfile
@@ -72,6 +73,8 @@ from sitemap_writer import (
 
 EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE, EXIT_START_URL, EXIT_OUTPUT, EXIT_SHRINK = 0, 1, 2, 3, 4, 5
 EXIT_INTERRUPTED = 130
+# The command line as given, to print the exact command that resumes a run.
+_INVOCATION: list[str] = []
 _NO_ARGS_IS_HELP: type[click.UsageError] = getattr(
     click.exceptions, "NoArgsIsHelpError", click.exceptions.UsageError
 )
@@ -162,7 +165,8 @@ def run_crawl(*, debug: bool, quiet: bool, verbose: bool, **options: Any) -> int
         latest = display.latest
         done = (f"after {latest.stats.fetched} pages ({latest.stats.listed} listable)"
                 if latest else "before the first page")
-        return _fail(f"interrupted {done}; previous output left untouched", EXIT_INTERRUPTED)
+        return _fail(f"interrupted {done}; previous output left untouched; "
+                     + _how_to_resume(options.get("state_path")), EXIT_INTERRUPTED)
     except Exception as exc:  # the last line of defence: one line, not a traceback
         if debug:
             traceback.print_exc()
@@ -307,6 +311,13 @@ def _summary(display: CrawlDisplay, result: CrawlResult, written: WriteResult,
     )
 
 
+def _how_to_resume(state_path: str | None) -> str:
+    if state_path is None:
+        return "--state FILE makes a crawl resumable"
+    words = ["sitemap-crawler", *_INVOCATION]
+    return "resume with: " + shlex.join(words if "--resume" in words else [*words, "--resume"])
+
+
 def _fail(message: str, code: int) -> int:
     click.echo(f"sitemap-crawler: error: {message}", err=True)
     return code
@@ -330,8 +341,9 @@ class _signals_interrupt:
 
 def main(argv: list[str] | None = None) -> NoReturn:
     """Entry point: click's own usage errors, too, become one line and exit 2."""
+    _INVOCATION[:] = sys.argv[1:] if argv is None else argv
     try:
-        code = cli.main(args=argv, prog_name="sitemap-crawler", standalone_mode=False)
+        code = cli.main(args=_INVOCATION, prog_name="sitemap-crawler", standalone_mode=False)
     except _NO_ARGS_IS_HELP as exc:  # bare "sitemap-crawler": show the help, like git does
         click.echo(exc.ctx.get_help() if exc.ctx else "", err=True)
         code = EXIT_USAGE

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import signal
 import subprocess
 import sys
@@ -240,29 +241,48 @@ def test_connections_are_kept_alive_and_never_exceed_concurrency(tmp_path: Path)
     assert len(ports) <= 2  # keep-alive: even the 404 of robots.txt did not cost a connection
 
 
+def interrupt(site: SiteServer, signum: int, *args: str) -> tuple[int, str, float]:
+    """Start a crawl, send ``signum`` once a slow page is being fetched; exit code,
+    stderr and how long the crawler took to stop."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "crawler", "crawl", site.url + "/", *args],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 20
+    while not any(p.startswith("/p") for p in site.paths()):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    sent = time.monotonic()
+    process.send_signal(signum)
+    _stdout, stderr = process.communicate(timeout=10)
+    return process.returncode, stderr, time.monotonic() - sent
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_interrupt_stops_fast_and_keeps_previous_output(tmp_path: Path, signum: int) -> None:
     out = tmp_path / "out"
     out.mkdir()
     (out / "sitemap_index.xml").write_text("previous")
-    routes = {"/p*": {"delay": 5}}
-    with RunningServer("many", routes) as site:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "crawler", "crawl", site.url + "/", "--out", str(out)],
-            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 20
-        while not any(p.startswith("/p") for p in site.paths()):
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
-        sent = time.monotonic()
-        process.send_signal(signum)
-        _stdout, stderr = process.communicate(timeout=10)
-        took = time.monotonic() - sent
-    assert process.returncode == 130, stderr
+    with RunningServer("many", {"/p*": {"delay": 5}}) as site:
+        code, stderr, took = interrupt(site, signum, "--out", str(out))
+    assert code == 130, stderr
     assert took < 2
     assert stderr.count("\n") == 1 and "interrupted after 1 pages" in stderr
+    assert "--state FILE makes a crawl resumable" in stderr
     assert [p.name for p in out.iterdir()] == ["sitemap_index.xml"]
     assert (out / "sitemap_index.xml").read_text() == "previous"
+
+
+def test_an_interrupted_crawl_with_state_says_how_to_resume(tmp_path: Path) -> None:
+    out, state = tmp_path / "my out", tmp_path / "state.db"
+    with RunningServer("many", {"/p*": {"delay": 5}}) as site:
+        code, stderr, _took = interrupt(site, signal.SIGTERM, "--out", str(out), "--state",
+                                        str(state), "--concurrency", "2")
+    assert code == 130, stderr
+    assert stderr.count("\n") == 1
+    command = stderr.split("resume with: ", 1)[1].strip()
+    assert shlex.split(command) == ["sitemap-crawler", "crawl", site.url + "/", "--out",
+                                    str(out), "--state", str(state), "--concurrency", "2",
+                                    "--resume"]
 
 
 def test_shrinking_to_under_half_is_refused_unless_allowed(tmp_path: Path) -> None:
