@@ -54,6 +54,7 @@ from crawler.progress import CrawlDisplay
 from crawler.records import CrawlResult, PageRecord
 from crawler.report import explain_empty, report_json
 from crawler.scope import Scope
+from crawler.state import mark_published
 from crawler.urls import normalize_url
 from sitemap_writer import (
     MAX_SITEMAP_BYTES,
@@ -243,6 +244,8 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
         entries, out_dir=out_dir, base_url=base, compressed=compressed,
         max_urls=max_urls, max_bytes=max_bytes, robots_txt=result.robots_txt,
     )
+    if config.state_path is not None:
+        mark_published(Path(config.state_path))
     if not quiet:
         _summary(display, result, written, time.monotonic() - started, out_dir)
     return EXIT_OK

@@ -232,6 +232,8 @@ class _Coordinator:
         for link in outcome.links:
             self.consider(link, job.depth + 1)
         self.result.stats.queued = len(self.frontier)
+        if self.state is not None:
+            self.state.checkpoint()  # the page and what it queued: one transaction
         if self.on_record is not None:
             self.on_record(record, self.result)
 

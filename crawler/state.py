@@ -8,8 +8,10 @@ re-downloading or re-parsing it. Outlinks are stored as zlib-packed arrays of
 URL ids, about 100 bytes a page, so a million-page site fits.
 
 The store is written as the crawl goes — the queue, each finished page, each
-skipped URL — one transaction per batch (WAL mode), so an interrupted or
-crashed run can be continued with ``--resume`` from its last batch. Only the
+skipped URL — one transaction per batch of whole pages (WAL mode): a page,
+its outlinks and the URLs it queued or skipped are committed together or not
+at all, so a run killed at any instant can be continued with ``--resume``
+from its last batch and ends as an uninterrupted run would. Only the
 coordinator task touches it; there is no concurrent writer.
 """
 
@@ -105,7 +107,9 @@ class CrawlState:
                 "use another state file for this scope"
             )
         self.run = int(stored.get("run", "0"))
-        self._running = stored.get("run_state") == "running"
+        # "running": pages still to fetch; "crawled": all fetched, not yet published
+        # (a kill while writing the sitemaps); either is continued by --resume.
+        self._running = stored.get("run_state") in ("running", "crawled")
         self._ids: dict[str, int] = {}
         # Page rows read for a request's validators, kept until its answer is in.
         self._rows: dict[str, tuple] = {}
@@ -129,10 +133,11 @@ class CrawlState:
         return None
 
     def finish(self) -> None:
-        """The run completed: forget URLs it no longer reached, mark it done."""
+        """Every page is fetched: forget URLs the run no longer reached. The run is
+        complete once its sitemaps are published (:func:`mark_published`)."""
         self._db.execute("DELETE FROM pages WHERE run != ?", (self.run,))
         self._db.execute("DELETE FROM queue")
-        self._set(run_state="complete")
+        self._set(run_state="crawled")
         self.commit()
 
     def close(self) -> None:
@@ -146,7 +151,11 @@ class CrawlState:
         self._pending = 0
         self._last_commit = time.monotonic()
 
-    def _maybe_commit(self) -> None:
+    def checkpoint(self) -> None:
+        """One page, and everything learnt from it, is written: commit if the batch is
+        full. Called only between pages, so that a page is never committed without
+        the URLs it queued or skipped — a kill at any instant loses whole pages only,
+        which a resume fetches again."""
         self._pending += 1
         if (self._pending >= BATCH_RECORDS
                 or time.monotonic() - self._last_commit >= BATCH_SECONDS):
@@ -257,7 +266,6 @@ class CrawlState:
              record.refresh_to, int(record.noindex), int(record.nofollow), record.links_found,
              outlinks))
         self._db.execute("DELETE FROM queue WHERE url_id = ?", (url_id,))
-        self._maybe_commit()
 
     def touch(self, url: str, depth: int, etag: str | None, last_modified: str | None) -> None:
         """A 304: the stored page belongs to this run too, unchanged but for its validators."""
@@ -266,7 +274,6 @@ class CrawlState:
             "UPDATE pages SET run = ?, depth = ?, etag = ?, last_modified = ? WHERE url_id = ?",
             (self.run, depth, etag, last_modified, url_id))
         self._db.execute("DELETE FROM queue WHERE url_id = ?", (url_id,))
-        self._maybe_commit()
 
     def _stored(self, url: str, row: tuple, *, with_links: bool = True) -> StoredPage:
         (_id, _run, depth, status, content_type, error, verdict, etag, last_modified, lastmod,
@@ -299,3 +306,9 @@ class CrawlState:
             "SELECT u.url, q.depth, q.hops FROM queue q JOIN urls u ON u.id = q.url_id "
             "ORDER BY q.seq", ())]
         return ResumePoint(records, skipped, queue)
+
+
+def mark_published(path: Path) -> None:
+    """The run's sitemaps are in place: nothing is left for ``--resume`` to continue."""
+    with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as db:
+        db.execute("UPDATE meta SET value = 'complete' WHERE key = 'run_state'")

@@ -7,7 +7,7 @@ import pytest
 
 from crawler.frontier import Job
 from crawler.records import PageRecord, SkippedUrl, Verdict
-from crawler.state import CrawlState, StateError, StoredPage
+from crawler.state import CrawlState, StateError, StoredPage, mark_published
 
 ROOT = "http://h/"
 
@@ -106,6 +106,13 @@ def test_resume_point_has_done_skipped_and_queued(tmp_path: Path) -> None:
     assert point.skipped == [SkippedUrl("http://h/x", 1, Verdict.DISALLOWED)]
     again.finish()
     again.close()
+    # Crawled but not yet published (a kill while writing the sitemaps): --resume
+    # continues with every page done and nothing queued, and fetches nothing again.
+    crawled = CrawlState(tmp_path / "s.db", ROOT)
+    point = crawled.begin(resume=True)
+    assert point is not None and point.queue == [] and len(point.records) == 2
+    crawled.close()
+    mark_published(tmp_path / "s.db")
     third = CrawlState(tmp_path / "s.db", ROOT)
     assert third.begin(resume=True) is None  # the run completed: start afresh
     third.close()
@@ -122,3 +129,33 @@ def test_finish_forgets_pages_no_longer_reached(tmp_path: Path) -> None:
     assert state.previous("http://h/gone") is None
     assert state.previous("http://h/kept") is not None
     state.close()
+
+
+def test_a_page_and_the_urls_it_queued_are_committed_together(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kill between storing a page and queueing its links lost the links for
+    good: a resume never reads a finished page's links again."""
+    from crawler import engine
+    from crawler import state as state_module
+    from crawler.config import CrawlConfig
+    from crawler.page import PageOutcome
+    from crawler.records import CrawlResult
+    from crawler.robots import allow_all
+    from crawler.scope import Scope
+
+    monkeypatch.setattr(state_module, "BATCH_RECORDS", 1)  # commit as often as allowed
+    path = tmp_path / "s.db"
+    store = CrawlState(path, ROOT)
+    store.begin(resume=False)
+    config = CrawlConfig(start_url=ROOT, state_path=str(path))
+    coordinator = engine._Coordinator(config, Scope.for_start(ROOT, None), allow_all("x"),
+                                      None, CrawlResult(ROOT), None, store)  # type: ignore[arg-type]
+    record = PageRecord(ROOT, 0, 200, "text/html", verdict=Verdict.LISTED)
+    coordinator.frontier.restore(ROOT, fetched=True)
+    coordinator.accept(Job(ROOT, 0), PageOutcome(record, links=["http://h/next"]))
+    store._db.close()  # SIGKILL: whatever was not committed is gone
+    point = CrawlState(path, ROOT).begin(resume=True)
+    assert point is not None
+    done = [r.url for r in point.records]
+    queued = [job.url for job in point.queue]
+    assert done == [ROOT] and queued == ["http://h/next"]
