@@ -18,6 +18,8 @@ coordinator task touches it; there is no concurrent writer.
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import os
 import sqlite3
 import time
 import zlib
@@ -31,7 +33,10 @@ from crawler.errors import ConfigError, ErrorKind
 from crawler.frontier import Job
 from crawler.records import PageRecord, SkippedUrl, Verdict
 
-SCHEMA_VERSION = "1"
+# 1: the first; 2: each queued URL keeps its redirect chain (queue.chain)
+SCHEMA_VERSION = "2"
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_WHAT_TO_DO = "use --state with another file, or delete it to start afresh"
 BATCH_RECORDS = 500
 BATCH_SECONDS = 2.0
 _SCHEMA = """
@@ -50,8 +55,10 @@ CREATE TABLE IF NOT EXISTS skipped (
     url_id INTEGER PRIMARY KEY, depth INTEGER NOT NULL, reason TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS queue (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, url_id INTEGER NOT NULL UNIQUE,
-    depth INTEGER NOT NULL, hops INTEGER NOT NULL);
+    depth INTEGER NOT NULL, hops INTEGER NOT NULL, chain BLOB);
 """
+# How a state file of each older schema is brought to the current one.
+_MIGRATIONS = {"1": "ALTER TABLE queue ADD COLUMN chain BLOB"}
 
 
 class StateError(ConfigError):
@@ -93,19 +100,13 @@ class CrawlState:
 
     def __init__(self, path: Path, scope_root: str) -> None:
         self.path = path
+        self._lock = _hold(path)
         try:
-            self._db = sqlite3.connect(path, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)
-            stored = dict(self._db.execute("SELECT key, value FROM meta"))
-        except sqlite3.DatabaseError as exc:
-            raise StateError(f"--state {path} is not a usable state file: {exc}") from None
-        if stored.get("scope", scope_root) != scope_root:
-            raise StateError(
-                f"--state {path} belongs to a crawl of {stored['scope']}, not {scope_root}; "
-                "use another state file for this scope"
-            )
+            self._db = self._open(path, scope_root)
+        except BaseException:
+            os.close(self._lock)
+            raise
+        stored = dict(self._db.execute("SELECT key, value FROM meta"))
         self.run = int(stored.get("run", "0"))
         # "running": pages still to fetch; "crawled": all fetched, not yet published
         # (a kill while writing the sitemaps); either is continued by --resume.
@@ -118,7 +119,49 @@ class CrawlState:
         self._pending = 0
         self._last_commit = time.monotonic()
         self._db.execute("BEGIN")
-        self._set(scope=scope_root, version=SCHEMA_VERSION)
+
+    @staticmethod
+    def _open(path: Path, scope_root: str) -> sqlite3.Connection:
+        """Check the file before anything is written to it: a damaged file, another
+        program's, a newer version's or another scope's is refused, never overwritten;
+        an older version's is migrated."""
+        def refuse(why: str) -> StateError:
+            return StateError(f"--state {path} {why}; {_WHAT_TO_DO}")
+
+        try:
+            with open(path, "rb") as handle:
+                head = handle.read(len(_SQLITE_MAGIC))
+        except OSError as exc:
+            raise refuse(f"cannot be read ({exc.strerror})") from None
+        if head and head != _SQLITE_MAGIC:
+            raise refuse("is not a sitemap-crawler state file (not SQLite)")
+        try:
+            db = sqlite3.connect(path, isolation_level=None)
+            if head:
+                if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+                    raise refuse("is damaged (truncated or corrupt)")
+                tables = {name for (name,) in db.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table'")}
+                if "meta" not in tables:
+                    raise refuse("is not a sitemap-crawler state file (no meta table)")
+                stored = dict(db.execute("SELECT key, value FROM meta"))
+                version = stored.get("version", "1")
+                if not version.isdigit() or int(version) > int(SCHEMA_VERSION):
+                    raise refuse(f"was written by a newer version of sitemap-crawler "
+                                 f"(schema {version}, this one reads {SCHEMA_VERSION})")
+                if stored.get("scope", scope_root) != scope_root:
+                    raise refuse(f"belongs to a crawl of {stored['scope']}, not {scope_root}")
+                for step in range(int(version), int(SCHEMA_VERSION)):
+                    if "queue" in tables:
+                        db.execute(_MIGRATIONS[str(step)])
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(_SCHEMA)
+            db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                           (("scope", scope_root), ("version", SCHEMA_VERSION)))
+        except sqlite3.DatabaseError as exc:
+            raise refuse(f"is damaged ({exc})") from None
+        return db
 
     # --- runs -------------------------------------------------------------------
     def begin(self, *, resume: bool) -> ResumePoint | None:
@@ -144,6 +187,7 @@ class CrawlState:
         with contextlib.suppress(sqlite3.Error):
             self.commit()
         self._db.close()
+        os.close(self._lock)
 
     def commit(self) -> None:
         self._db.execute("COMMIT")
@@ -200,8 +244,10 @@ class CrawlState:
 
     # --- the queue ------------------------------------------------------------------
     def enqueue(self, job: Job) -> None:
-        self._db.execute("INSERT OR REPLACE INTO queue (url_id, depth, hops) VALUES (?, ?, ?)",
-                         (self._id(job.url), job.depth, job.hops))
+        chain = array("I", map(self._id, job.chain)).tobytes() if job.chain else None
+        self._db.execute(
+            "INSERT OR REPLACE INTO queue (url_id, depth, hops, chain) VALUES (?, ?, ?, ?)",
+            (self._id(job.url), job.depth, job.hops, chain))
 
     def skip(self, item: SkippedUrl) -> None:
         self._db.execute("INSERT OR REPLACE INTO skipped (url_id, depth, reason) VALUES (?, ?, ?)",
@@ -302,10 +348,35 @@ class CrawlState:
                    for url, depth, reason in self._db.execute(
                        "SELECT u.url, s.depth, s.reason FROM skipped s "
                        "JOIN urls u ON u.id = s.url_id")]
-        queue = [Job(url, depth, hops) for url, depth, hops in self._db.execute(
-            "SELECT u.url, q.depth, q.hops FROM queue q JOIN urls u ON u.id = q.url_id "
-            "ORDER BY q.seq", ())]
+        queue = [Job(url, depth, hops, self._chain(chain))
+                 for url, depth, hops, chain in self._db.execute(
+            "SELECT u.url, q.depth, q.hops, q.chain FROM queue q "
+            "JOIN urls u ON u.id = q.url_id ORDER BY q.seq", ())]
         return ResumePoint(records, skipped, queue)
+
+    def _chain(self, packed: bytes | None) -> tuple[str, ...]:
+        """A queued redirect target's chain, so a loop still ends as redirect-loop."""
+        if not packed:
+            return ()
+        ids = array("I")
+        ids.frombytes(packed)
+        return tuple(self._urls(ids))
+
+
+def _hold(path: Path) -> int:
+    """An exclusive lock on the state file for this crawl's lifetime (flock, which the
+    kernel releases when the process dies, and which SQLite's own locks ignore)."""
+    try:
+        lock = os.open(path, os.O_RDONLY | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise StateError(f"--state {path} cannot be opened ({exc.strerror})") from None
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(lock)
+        raise StateError(f"--state {path} is in use by another running crawl; wait for it "
+                         "to end, or use --state with another file") from None
+    return lock
 
 
 def mark_published(path: Path) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
 import shutil
 import signal
@@ -162,3 +164,46 @@ def test_interrupted_run_resumes_to_the_same_result(tmp_path: Path):
     assert len(set(fetched[before_resume:]) & set(fetched[:before_resume - 1])) == 0
     assert {p.name: p.read_bytes() for p in out.iterdir()} == {
         p.name: p.read_bytes() for p in reference.iterdir()}
+
+
+def test_a_resumed_crawl_still_ends_a_redirect_loop_as_a_loop(tmp_path: Path):
+    """The queue keeps each URL's redirect chain across an interruption, so the
+    resumed report says redirect-loop exactly as an uninterrupted crawl does."""
+    routes = {"/": {"body": '<a href="/a">a</a>', "headers": {"Content-Type": "text/html"}},
+              "/a": {"status": 302, "headers": {"Location": "/b"}},
+              # the first request for /b hangs (interrupted there); the next one loops
+              "/b": {"behaviour": "sequence", "steps": [
+                  {"behaviour": "drip", "delay": 0.5},
+                  {"status": 302, "headers": {"Location": "/a"}}]}}
+    report, state = tmp_path / "report.json", tmp_path / "state.db"
+    with RunningServer("many", routes) as site:
+        args = ["crawl", site.url + "/", "--out", str(tmp_path / "out"), "--state", str(state),
+                "--report", str(report), "--retries", "0"]
+        process = subprocess.Popen([sys.executable, "-m", "crawler", *args], cwd=REPO,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 20
+        while "/b" not in site.paths():
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        time.sleep(0.3)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=10)
+        assert process.returncode == 130, stderr
+        resumed = run_cli(*args, "--resume")
+        assert site.count("/a") == 1  # done before the interruption: not fetched again
+    assert resumed.code == 0, resumed.stderr
+    rows = {row["url"].removeprefix(site.url): row
+            for row in json.loads(report.read_text())["urls"]}
+    assert rows["/a"]["reason"] == "redirect"
+    assert rows["/b"]["reason"] == "redirect-loop"
+
+
+def test_a_state_file_in_use_is_refused_at_once(tmp_path: Path):
+    state = tmp_path / "state.db"
+    with open(state, "wb") as held, RunningServer("many") as site:
+        fcntl.flock(held, fcntl.LOCK_EX)  # as a running crawl holds it
+        run = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "o"), "--state",
+                      str(state))
+        assert site.paths() == []
+    assert run.code == 2 and run.stderr.count("\n") == 1
+    assert "in use by another running crawl" in run.stderr

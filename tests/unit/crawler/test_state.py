@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import os
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -7,7 +9,13 @@ import pytest
 
 from crawler.frontier import Job
 from crawler.records import PageRecord, SkippedUrl, Verdict
-from crawler.state import CrawlState, StateError, StoredPage, mark_published
+from crawler.state import (
+    SCHEMA_VERSION,
+    CrawlState,
+    StateError,
+    StoredPage,
+    mark_published,
+)
 
 ROOT = "http://h/"
 
@@ -153,9 +161,102 @@ def test_a_page_and_the_urls_it_queued_are_committed_together(
     record = PageRecord(ROOT, 0, 200, "text/html", verdict=Verdict.LISTED)
     coordinator.frontier.restore(ROOT, fetched=True)
     coordinator.accept(Job(ROOT, 0), PageOutcome(record, links=["http://h/next"]))
-    store._db.close()  # SIGKILL: whatever was not committed is gone
+    store._db.close()  # SIGKILL: whatever was not committed is gone,
+    os.close(store._lock)  # and the kernel releases the lock
     point = CrawlState(path, ROOT).begin(resume=True)
     assert point is not None
     done = [r.url for r in point.records]
     queued = [job.url for job in point.queue]
     assert done == [ROOT] and queued == ["http://h/next"]
+
+
+def _a_finished_state(path: Path) -> bytes:
+    state = CrawlState(path, ROOT)
+    state.begin(resume=False)
+    state.save(page("http://h/a", [f"http://h/p{n}" for n in range(300)]))
+    state.finish()
+    state.close()
+    return path.read_bytes()
+
+
+def _truncated(path: Path) -> None:
+    _a_finished_state(path)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+def _not_sqlite(path: Path) -> None:
+    path.write_bytes(b"sitemap-crawler state? no: a text file\n" * 200)
+
+
+def _newer(path: Path) -> None:
+    _a_finished_state(path)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE meta SET value = '99' WHERE key = 'version'")
+
+
+def _other_scope(path: Path) -> None:
+    state = CrawlState(path, "http://elsewhere/")
+    state.begin(resume=False)
+    state.close()
+
+
+@pytest.mark.parametrize(("damage", "says"), [
+    (_truncated, "damaged"), (_not_sqlite, "not a sitemap-crawler state file"),
+    (_newer, "newer version"), (_other_scope, "belongs to a crawl of http://elsewhere/"),
+])
+def test_a_damaged_state_file_is_refused_and_never_overwritten(
+        tmp_path: Path, damage: object, says: str) -> None:
+    path = tmp_path / "s.db"
+    damage(path)  # type: ignore[operator]
+    before = path.read_bytes()
+    with pytest.raises(StateError) as refused:
+        CrawlState(path, ROOT).begin(resume=False)
+    message = str(refused.value)
+    assert says in message and "\n" not in message
+    assert "--state" in message and "delete it" in message  # what to do about it
+    assert path.read_bytes() == before
+
+
+def test_a_state_file_in_use_by_a_running_crawl_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    running = CrawlState(path, ROOT)
+    running.begin(resume=False)
+    with pytest.raises(StateError, match="in use by another running crawl"):
+        CrawlState(path, ROOT)
+    running.close()
+    CrawlState(path, ROOT).close()  # free again once that crawl ends
+
+
+def test_a_state_file_of_the_previous_schema_is_migrated(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    with sqlite3.connect(path) as db:  # schema 1, as the previous version wrote it
+        db.executescript("""
+            CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            CREATE TABLE urls (id INTEGER PRIMARY KEY, url TEXT NOT NULL UNIQUE);
+            CREATE TABLE queue (seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                url_id INTEGER NOT NULL UNIQUE, depth INTEGER NOT NULL, hops INTEGER NOT NULL);
+            INSERT INTO meta VALUES ('version', '1'), ('scope', 'http://h/'), ('run', '3'),
+                ('run_state', 'running');
+            INSERT INTO urls VALUES (1, 'http://h/q');
+            INSERT INTO queue (url_id, depth, hops) VALUES (1, 2, 1);
+        """)
+    state = CrawlState(path, ROOT)
+    point = state.begin(resume=True)
+    assert point is not None and point.queue == [Job("http://h/q", 2, 1)]
+    state.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()[0] == (
+            SCHEMA_VERSION)
+
+
+def test_resume_keeps_each_queued_urls_redirect_chain(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    state = CrawlState(path, ROOT)
+    state.begin(resume=False)
+    state.enqueue(Job("http://h/c", 1, hops=2, chain=("http://h/a", "http://h/b")))
+    state.commit()
+    state.close()
+    point = CrawlState(path, ROOT).begin(resume=True)
+    assert point is not None
+    assert point.queue == [Job("http://h/c", 1, hops=2, chain=("http://h/a", "http://h/b"))]
