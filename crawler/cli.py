@@ -21,6 +21,7 @@ code  meaning
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import signal
@@ -49,7 +50,7 @@ from crawler.config import (
     CrawlConfig,
 )
 from crawler.engine import crawl
-from crawler.errors import ConfigError, StartUrlError
+from crawler.errors import ConfigError, StartUrlError, StorageError
 from crawler.progress import CrawlDisplay
 from crawler.records import CrawlResult, PageRecord
 from crawler.report import explain_empty, report_json
@@ -229,6 +230,8 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
         raise Failure(str(exc), EXIT_START_URL) from None
     except ConfigError as exc:  # e.g. a state file of another scope
         raise Failure(str(exc), EXIT_USAGE) from None
+    except StorageError as exc:  # the state file's disk is full
+        raise Failure(f"{exc}; previous output kept", EXIT_OUTPUT) from None
     if report_file is not None:
         _write_atomically(report_file, report_json(result, {"base_url": base}).encode())
     entries = list(_entries(result.listed()))
@@ -285,13 +288,19 @@ def _entries(records: list[PageRecord]) -> Iterator[SitemapEntry]:
 
 
 def _write_atomically(path: Path, data: bytes) -> None:
+    tmp: str | None = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or Path("."))
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except OSError as exc:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)  # no partial report left behind
         raise Failure(f"cannot write report {path}: {exc.strerror}", EXIT_OUTPUT) from None
 
 

@@ -19,7 +19,7 @@ import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from crawler.config import CrawlConfig
-from crawler.errors import StartUrlError
+from crawler.errors import CrawlerError, StartUrlError
 from crawler.frontier import Frontier, Job
 from crawler.http.fetch import Fetcher
 from crawler.incremental import remember
@@ -67,7 +67,15 @@ async def crawl(
                 coordinator.restore(point)
             else:
                 await coordinator.seed(Job(start, 0))
-            await coordinator.run()
+            try:
+                await coordinator.run()
+            except BaseExceptionGroup as group:
+                # anyio wraps what the coordinator raised; a failure of ours (the state
+                # file cannot be written) reaches the CLI as itself, for its exit code.
+                ours, _rest = group.split(CrawlerError)
+                if ours is not None and len(ours.exceptions) == len(group.exceptions) == 1:
+                    raise ours.exceptions[0] from None
+                raise
         if state is not None:
             state.finish()
     finally:

@@ -6,6 +6,8 @@ on purpose, because the CLI maps each class to one documented exit code::
 
     CrawlerError                 anything the crawler raises on purpose
     ├── ConfigError              an option is invalid                 (exit 2)
+    ├── StorageError             the --state file cannot be written:
+    │                            disk full, I/O error                 (exit 4)
     └── StartUrlError            start URL unreachable, out of scope,
         │                        or disallowed by robots.txt          (exit 3)
         └── NothingIndexable     the crawl ran but found no page to
@@ -26,6 +28,10 @@ class CrawlerError(Exception):
 
 class ConfigError(CrawlerError, ValueError):
     """An option has a value the crawl cannot run with."""
+
+
+class StorageError(CrawlerError):
+    """The state file could not be written (a full disk, an I/O error)."""
 
 
 class StartUrlError(CrawlerError):

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from crawler.errors import ConfigError, ErrorKind
+from crawler.errors import ConfigError, ErrorKind, StorageError
 from crawler.frontier import Job
 from crawler.records import PageRecord, SkippedUrl, Verdict
 
@@ -160,6 +160,8 @@ class CrawlState:
             db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                            (("scope", scope_root), ("version", SCHEMA_VERSION)))
         except sqlite3.DatabaseError as exc:
+            if _storage_failure(exc):
+                raise StorageError(f"--state {path} cannot be written: {exc}") from None
             raise refuse(f"is damaged ({exc})") from None
         return db
 
@@ -169,8 +171,8 @@ class CrawlState:
         if resume and self._running:
             return self._resume_point()
         self.run += 1
-        self._db.execute("DELETE FROM skipped")
-        self._db.execute("DELETE FROM queue")
+        self._write("DELETE FROM skipped")
+        self._write("DELETE FROM queue")
         self._set(run=str(self.run), run_state="running")
         self.commit()
         return None
@@ -178,8 +180,8 @@ class CrawlState:
     def finish(self) -> None:
         """Every page is fetched: forget URLs the run no longer reached. The run is
         complete once its sitemaps are published (:func:`mark_published`)."""
-        self._db.execute("DELETE FROM pages WHERE run != ?", (self.run,))
-        self._db.execute("DELETE FROM queue")
+        self._write("DELETE FROM pages WHERE run != ?", (self.run,))
+        self._write("DELETE FROM queue")
         self._set(run_state="crawled")
         self.commit()
 
@@ -190,8 +192,13 @@ class CrawlState:
         os.close(self._lock)
 
     def commit(self) -> None:
-        self._db.execute("COMMIT")
-        self._db.execute("BEGIN")
+        try:
+            self._db.execute("COMMIT")
+            self._db.execute("BEGIN")
+        except sqlite3.DatabaseError as exc:
+            if _storage_failure(exc):
+                raise StorageError(f"--state {self.path} cannot be written: {exc}") from None
+            raise
         self._pending = 0
         self._last_commit = time.monotonic()
 
@@ -205,6 +212,15 @@ class CrawlState:
                 or time.monotonic() - self._last_commit >= BATCH_SECONDS):
             self.commit()
 
+    def _write(self, sql: str, params: tuple | list = ()) -> sqlite3.Cursor:
+        """Every change goes through here: a write the disk refuses is a StorageError."""
+        try:
+            return self._db.execute(sql, params)
+        except sqlite3.DatabaseError as exc:
+            if _storage_failure(exc):
+                raise StorageError(f"--state {self.path} cannot be written: {exc}") from None
+            raise
+
     def _set(self, **values: str) -> None:
         self._db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                              values.items())
@@ -213,7 +229,7 @@ class CrawlState:
     def _id(self, url: str) -> int:
         known = self._known_id(url)
         if known is None:
-            known = self._ids[url] = self._db.execute(
+            known = self._ids[url] = self._write(
                 "INSERT INTO urls (url) VALUES (?)", (url,)).lastrowid
         return known
 
@@ -245,12 +261,12 @@ class CrawlState:
     # --- the queue ------------------------------------------------------------------
     def enqueue(self, job: Job) -> None:
         chain = array("I", map(self._id, job.chain)).tobytes() if job.chain else None
-        self._db.execute(
+        self._write(
             "INSERT OR REPLACE INTO queue (url_id, depth, hops, chain) VALUES (?, ?, ?, ?)",
             (self._id(job.url), job.depth, job.hops, chain))
 
     def skip(self, item: SkippedUrl) -> None:
-        self._db.execute("INSERT OR REPLACE INTO skipped (url_id, depth, reason) VALUES (?, ?, ?)",
+        self._write("INSERT OR REPLACE INTO skipped (url_id, depth, reason) VALUES (?, ?, ?)",
                          (self._id(item.url), item.depth, item.reason.value))
 
     # --- pages ----------------------------------------------------------------------
@@ -302,7 +318,7 @@ class CrawlState:
         if page.links:
             ids = array("I", (self._id(link) for link in page.links))
             outlinks = zlib.compress(ids.tobytes(), 6)
-        self._db.execute(
+        self._write(
             "INSERT OR REPLACE INTO pages VALUES "
             "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (url_id, self.run, record.depth, record.status, record.content_type,
@@ -311,15 +327,15 @@ class CrawlState:
              _epoch(page.hash_changed_at), record.canonical, record.redirect_to,
              record.refresh_to, int(record.noindex), int(record.nofollow), record.links_found,
              outlinks))
-        self._db.execute("DELETE FROM queue WHERE url_id = ?", (url_id,))
+        self._write("DELETE FROM queue WHERE url_id = ?", (url_id,))
 
     def touch(self, url: str, depth: int, etag: str | None, last_modified: str | None) -> None:
         """A 304: the stored page belongs to this run too, unchanged but for its validators."""
         url_id = self._id(url)
-        self._db.execute(
+        self._write(
             "UPDATE pages SET run = ?, depth = ?, etag = ?, last_modified = ? WHERE url_id = ?",
             (self.run, depth, etag, last_modified, url_id))
-        self._db.execute("DELETE FROM queue WHERE url_id = ?", (url_id,))
+        self._write("DELETE FROM queue WHERE url_id = ?", (url_id,))
 
     def _stored(self, url: str, row: tuple, *, with_links: bool = True) -> StoredPage:
         (_id, _run, depth, status, content_type, error, verdict, etag, last_modified, lastmod,
@@ -361,6 +377,14 @@ class CrawlState:
         ids = array("I")
         ids.frombytes(packed)
         return tuple(self._urls(ids))
+
+
+# SQLite's result codes for a write the storage refused.
+_STORAGE_CODES = frozenset({8, 10, 13, 14})  # READONLY, IOERR, FULL, CANTOPEN
+
+
+def _storage_failure(exc: sqlite3.DatabaseError) -> bool:
+    return (getattr(exc, "sqlite_errorcode", 0) & 0xFF) in _STORAGE_CODES
 
 
 def _hold(path: Path) -> int:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sitemap_writer.entry import MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP, SitemapEntry
-from sitemap_writer.errors import InvalidEntry, SitemapError
+from sitemap_writer.errors import InvalidEntry, OutputError, SitemapError
 from sitemap_writer.index import INDEX_NAME, index_bytes
 from sitemap_writer.publish import Published, publish, staging, write_file
 from sitemap_writer.robots_txt import with_sitemap_line
@@ -69,6 +69,17 @@ def write_sitemaps(
         raise SitemapError(f"max bytes per sitemap must be 1..52428800 (got {max_bytes})")
     base = normalize_base_url(base_url)
     out = Path(out_dir)
+    try:
+        return _write(entries, out, base, compressed, max_urls, max_bytes, robots_txt,
+                      write_robots)
+    except OSError as exc:  # a full disk, mostly: the staging directory is gone already
+        raise OutputError(f"cannot write the sitemaps into {out}: {exc.strerror or exc}; "
+                          "previous output kept") from None
+
+
+def _write(entries: Iterable[SitemapEntry], out: Path, base: str, compressed: bool,
+           max_urls: int, max_bytes: int, robots_txt: bytes | None,
+           write_robots: bool) -> WriteResult:
     with staging(out) as stage:
         shards = ShardWriter(stage, compressed=compressed, max_urls=max_urls, max_bytes=max_bytes)
         previous = ""
