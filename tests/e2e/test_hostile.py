@@ -219,6 +219,19 @@ def test_a_charset_that_is_no_text_encoding_fails_that_page_only(tmp_path: Path)
     assert rows["/ok.html"]["listed"]
 
 
+def test_a_url_found_again_while_queued_is_fetched_once(tmp_path: Path) -> None:
+    # /y waits in the queue behind /a, /b and /c when /x links to it again: a crawler
+    # that marked URLs seen when it dequeued them would fetch /y twice.
+    page = {"body": "<p>leaf</p>", "headers": {"Content-Type": "text/html"}}
+    routes = {"/": home("/x", "/a", "/b", "/c", "/y"), "/x": home("/y", "/a"),
+              "/a": page, "/b": page, "/c": page, "/y": page}
+    with RunningServer("hostile", routes) as site:
+        run, _rows = crawl(site, tmp_path, "--concurrency", "1")
+        paths = site.paths()
+    assert run.code == 0, run.stderr
+    assert sorted(paths) == sorted(set(paths)) and "/y" in paths
+
+
 def test_page_with_100000_links(tmp_path: Path) -> None:
     body = "".join(f'<a href="/item/{n}">{n}</a>' for n in range(100_000))
     routes = {"/": {"body": f"<html><body>{body}</body></html>",
