@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from lxml import etree
@@ -81,6 +83,16 @@ class Schemas:
 
 def _schema(name: str) -> Schemas:
     return Schemas(name)
+
+
+def report_rows(report: Path, origin: str = "") -> dict[str, dict[str, Any]]:
+    """The report's rows by URL (``origin`` stripped), checking first that no URL has
+    two rows: a dict would silently keep only the last of them."""
+    urls = [row["url"] for row in json.loads(report.read_text())["urls"]]
+    duplicated = sorted({url for url in urls if urls.count(url) > 1})
+    assert not duplicated, f"URLs with more than one report row: {duplicated[:5]}"
+    return {row["url"].removeprefix(origin): row
+            for row in json.loads(report.read_text())["urls"]}
 
 
 def read_xml(path: Path) -> bytes:

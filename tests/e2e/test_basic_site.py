@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import read_sitemaps, run_cli
+from conftest import read_sitemaps, report_rows, run_cli
 from siteserver import RunningServer
 
 LISTED = [
@@ -85,7 +85,7 @@ def test_each_url_fetched_at_most_once(basic_crawl) -> None:
 
 def test_redirect_loop_ends_and_sources_are_not_listed(basic_crawl) -> None:
     site, _out, report, _run = basic_crawl
-    rows = {row["url"]: row for row in json.loads(report.read_text())["urls"]}
+    rows = report_rows(report)
     assert rows[site.url + "/old-page"]["reason"] == "redirect"
     assert rows[site.url + "/old-page"]["target"] == site.url + "/new-page.html"
     assert rows[site.url + "/loop-a"]["reason"] == "redirect"
@@ -96,7 +96,7 @@ def test_redirect_loop_ends_and_sources_are_not_listed(basic_crawl) -> None:
 def test_report_says_why_each_url_is_not_listed(basic_crawl) -> None:
     site, _out, report, _run = basic_crawl
     document = json.loads(report.read_text())
-    rows = {row["url"]: row for row in document["urls"]}
+    rows = report_rows(report)
     expect = {
         "/index.html": "canonical-elsewhere",
         "/noindex.html": "noindex",

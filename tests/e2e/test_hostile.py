@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, read_sitemaps, run_cli
+from conftest import REPO, read_sitemaps, report_rows, run_cli
 from siteserver import RunningServer, SiteServer
 
 pytestmark = [pytest.mark.timeout(90), pytest.mark.usefixtures("transport")]
@@ -28,8 +28,7 @@ def crawl(site: SiteServer, tmp_path: Path, *args: str) -> tuple[Any, dict[str, 
     report = tmp_path / "report.json"
     run = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "out"), "--report",
                   str(report), *args)
-    rows = {row["url"].removeprefix(site.url): row
-            for row in json.loads(report.read_text())["urls"]} if report.exists() else {}
+    rows = report_rows(report, site.url) if report.exists() else {}
     return run, rows
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import shutil
 import signal
@@ -14,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES_DIR, REPO, read_sitemaps, run_cli
+from conftest import FIXTURES_DIR, REPO, read_sitemaps, report_rows, run_cli
 from siteserver import RunningServer
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.usefixtures("transport")]
@@ -192,8 +191,7 @@ def test_a_resumed_crawl_still_ends_a_redirect_loop_as_a_loop(tmp_path: Path):
         resumed = run_cli(*args, "--resume")
         assert site.count("/a") == 1  # done before the interruption: not fetched again
     assert resumed.code == 0, resumed.stderr
-    rows = {row["url"].removeprefix(site.url): row
-            for row in json.loads(report.read_text())["urls"]}
+    rows = report_rows(report, site.url)
     assert rows["/a"]["reason"] == "redirect"
     assert rows["/b"]["reason"] == "redirect-loop"
 
