@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from lxml import etree
 
 import sitemap_writer.writer as writer_module
 from sitemap_writer import (
@@ -111,6 +112,44 @@ def test_failure_while_publishing_leaves_previous_output(tmp_path: Path,
         write_sitemaps(entries(9), out_dir=tmp_path, base_url=BASE)
     after = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     assert after == before
+
+
+def test_a_publish_interrupted_between_renames(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Shards go first and the index last, each by an atomic rename: stopped after the
+    first rename, every file in place is whole (old or new), the index is still the old
+    one, nothing of the staging is left, and the next run completes the change."""
+    from sitemap_writer import publish as publish_module
+
+    write_sitemaps(entries(6), out_dir=tmp_path, base_url=BASE, max_urls=2,
+                   compressed=False)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    renames = []
+    real_replace = os.replace
+
+    def replace_once(source: str | Path, target: str | Path) -> None:
+        if renames:
+            raise OSError(28, "No space left on device")
+        renames.append(Path(target).name)
+        real_replace(source, target)
+
+    monkeypatch.setattr(publish_module.os, "replace", replace_once)
+    changed = [SitemapEntry(f"{BASE}{n:02d}x") for n in range(6)]
+    with pytest.raises(OutputError):
+        write_sitemaps(changed, out_dir=tmp_path, base_url=BASE, max_urls=2, compressed=False)
+    monkeypatch.setattr(publish_module.os, "replace", real_replace)
+    after = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    assert renames == ["sitemap-00001.xml"]  # one shard went in, then the failure
+    assert set(after) == set(before)  # no staging directory, no stray file
+    assert after["sitemap_index.xml"] == before["sitemap_index.xml"]
+    for name, data in after.items():
+        if name.endswith(".xml"):
+            etree.fromstring(data)  # every file whole
+    assert [name for name in after if after[name] != before[name]] == ["sitemap-00001.xml"]
+    write_sitemaps(changed, out_dir=tmp_path, base_url=BASE, max_urls=2, compressed=False)
+    index = (tmp_path / "sitemap_index.xml").read_text()
+    assert all(f"sitemap-0000{n}.xml" in index for n in (1, 2, 3))
+    assert f"{BASE}00x" in (tmp_path / "sitemap-00001.xml").read_text()
 
 
 def test_output_that_is_a_file_is_refused(tmp_path: Path) -> None:
