@@ -131,7 +131,8 @@ def test_resume_needs_state_and_a_non_state_file_is_refused(tmp_path: Path):
     bogus.write_text("this is not sqlite" * 100)
     with RunningServer("many") as site:
         run = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "o"), "--state", str(bogus))
-        assert run.code == 2 and "not a usable state file" in run.stderr
+        assert run.code == 2 and "not a sitemap-crawler state file" in run.stderr
+        assert run.stderr.count("\n") == 1 and "delete it" in run.stderr
 
 
 def test_interrupted_run_resumes_to_the_same_result(tmp_path: Path):
