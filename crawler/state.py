@@ -182,8 +182,27 @@ class CrawlState:
         complete once its sitemaps are published (:func:`mark_published`)."""
         self._write("DELETE FROM pages WHERE run != ?", (self.run,))
         self._write("DELETE FROM queue")
+        self._prune_urls()
         self._set(run_state="crawled")
         self.commit()
+
+    def _prune_urls(self) -> None:
+        """Forget URLs nothing of this run refers to (a page, a skipped URL, an outlink),
+        or the file would grow with every URL a site ever linked."""
+        self._write("CREATE TEMP TABLE IF NOT EXISTS kept (id INTEGER PRIMARY KEY)")
+        self._write("DELETE FROM kept")
+        self._write("INSERT OR IGNORE INTO kept SELECT url_id FROM pages")
+        self._write("INSERT OR IGNORE INTO kept SELECT url_id FROM skipped")
+        ids = array("I")
+        for (packed,) in self._db.execute("SELECT outlinks FROM pages WHERE outlinks IS NOT NULL"):
+            ids.frombytes(zlib.decompress(packed))
+            if len(ids) >= 100_000:
+                self._write_many("INSERT OR IGNORE INTO kept VALUES (?)", ((i,) for i in ids))
+                ids = array("I")
+        self._write_many("INSERT OR IGNORE INTO kept VALUES (?)", ((i,) for i in ids))
+        self._write("DELETE FROM urls WHERE id NOT IN (SELECT id FROM kept)")
+        self._write("DELETE FROM kept")
+        self._ids.clear()
 
     def close(self) -> None:
         with contextlib.suppress(sqlite3.Error):
@@ -216,6 +235,14 @@ class CrawlState:
         """Every change goes through here: a write the disk refuses is a StorageError."""
         try:
             return self._db.execute(sql, params)
+        except sqlite3.DatabaseError as exc:
+            if _storage_failure(exc):
+                raise StorageError(f"--state {self.path} cannot be written: {exc}") from None
+            raise
+
+    def _write_many(self, sql: str, rows: Iterable[tuple]) -> None:
+        try:
+            self._db.executemany(sql, rows)
         except sqlite3.DatabaseError as exc:
             if _storage_failure(exc):
                 raise StorageError(f"--state {self.path} cannot be written: {exc}") from None

@@ -260,3 +260,21 @@ def test_resume_keeps_each_queued_urls_redirect_chain(tmp_path: Path) -> None:
     point = CrawlState(path, ROOT).begin(resume=True)
     assert point is not None
     assert point.queue == [Job("http://h/c", 1, hops=2, chain=("http://h/a", "http://h/b"))]
+
+
+def test_urls_the_site_no_longer_links_are_pruned(tmp_path: Path) -> None:
+    """Three runs over a site whose page links elsewhere each time: the state keeps
+    the URLs of the last run only (it grew 2,001 → 4,001 → 6,001 rows)."""
+    path = tmp_path / "s.db"
+    for run in ("x", "y", "z"):
+        state = CrawlState(path, ROOT)
+        state.begin(resume=False)
+        state.save(page("http://h/a", [f"http://h/{run}{n}" for n in range(1000)]))
+        state.skip(SkippedUrl(f"http://other/{run}", 1, Verdict.EXTERNAL))
+        state.finish()
+        state.close()
+    with sqlite3.connect(path) as db:
+        urls = {url for (url,) in db.execute("SELECT url FROM urls")}
+    assert urls == {"http://h/a", "http://other/z", *(f"http://h/z{n}" for n in range(1000))}
+    stored = CrawlState(path, ROOT).previous("http://h/a")
+    assert stored is not None and len(stored.links) == 1000
