@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from crawler.errors import ErrorKind
 from crawler.http.fetch import Response
@@ -103,3 +105,35 @@ def test_an_unexpected_failure_reading_a_page_is_that_pages_record(
     assert (record.url, record.status, record.depth) == ("http://h/a", 200, 1)
     assert record.error is ErrorKind.INTERNAL and record.verdict is Verdict.ERROR
     assert record.detail == "LookupError: unknown encoding: surprise"
+
+
+HEADER_TEXT = st.text(st.characters(codec="latin-1", exclude_characters="\r\n"), max_size=40)
+CONTENT_TYPES = st.one_of(
+    st.none(), HEADER_TEXT,
+    st.builds(lambda mime, charset: f"{mime}; charset={charset}",
+              st.sampled_from(["text/html", "application/xhtml+xml", "TEXT/HTML", "text/plain"]),
+              st.one_of(st.sampled_from(["utf-8", "hex", "base64", "idna", "utf-16", "zlib",
+                                         "rot13", "uu", "bz2", "x-user-defined", "", '"'
+                                         ]), HEADER_TEXT)))
+
+
+@settings(max_examples=400, deadline=None)
+@given(status=st.one_of(st.none(), st.integers(100, 599)),
+       content_type=CONTENT_TYPES,
+       body=st.one_of(st.none(), st.binary(max_size=600),
+                      st.just(b'<meta charset="hex"><a href="/x">x</a>')),
+       location=st.one_of(st.none(), HEADER_TEXT),
+       x_robots=st.lists(HEADER_TEXT, max_size=3), link=st.lists(HEADER_TEXT, max_size=3),
+       last_modified=st.one_of(st.none(), HEADER_TEXT))
+def test_any_answer_becomes_a_record_never_an_exception(
+        status: int | None, content_type: str | None, body: bytes | None,
+        location: str | None, x_robots: list[str], link: list[str],
+        last_modified: str | None) -> None:
+    """Whatever a server sends — status, content type, charset, headers, body — reading
+    it gives that page's record (one page's failure must never end the crawl)."""
+    response = Response(url="http://h/p", status=status, content_type=content_type,
+                        location=location, last_modified=last_modified,
+                        x_robots_tag=x_robots, link=link, body=body)
+    outcome = read_page(response, 1, "bot", datetime(2026, 1, 1, tzinfo=UTC), ())
+    assert outcome.record.url == "http://h/p"
+    assert all(url.startswith(("http://", "https://")) for url in outcome.links)
