@@ -137,3 +137,40 @@ def test_any_answer_becomes_a_record_never_an_exception(
     outcome = read_page(response, 1, "bot", datetime(2026, 1, 1, tzinfo=UTC), ())
     assert outcome.record.url == "http://h/p"
     assert all(url.startswith(("http://", "https://")) for url in outcome.links)
+
+
+def test_a_large_page_is_read_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parsing megabytes on the loop would stall every request in flight: bodies over
+    the threshold are read in a worker thread, small ones inline (a thread hop costs
+    more than their parse)."""
+    import threading
+
+    import anyio
+
+    from crawler import engine
+    from crawler.config import CrawlConfig
+    from crawler.records import CrawlResult
+
+    readers: list[str] = []
+    real = engine.read_page
+
+    def spy(*args: object, **kwargs: object) -> object:
+        readers.append(threading.current_thread().name)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine, "read_page", spy)
+    big = b"<p>" + b"<a href='/x'>x</a>" * (engine.THREAD_ABOVE // 16)
+
+    class Fetcher:
+        async def fetch(self, url: str, **kwargs: object) -> Response:
+            body = big if url.endswith("big") else b"<a href='/y'>y</a>"
+            return Response(url=url, status=200, content_type="text/html", body=body)
+
+    coordinator = engine._Coordinator(CrawlConfig(start_url="http://h/"), None, None,
+                                      Fetcher(), CrawlResult("http://h/"), None,
+                                      None)  # type: ignore[arg-type]
+    small = anyio.run(coordinator.fetch, engine.Job("http://h/small", 1))
+    large = anyio.run(coordinator.fetch, engine.Job("http://h/big", 1))
+    assert small.links == ["http://h/y"] and large.links == ["http://h/x"]
+    assert readers[0] == threading.main_thread().name
+    assert readers[1] != threading.main_thread().name
