@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,11 +89,11 @@ def _schema(name: str) -> Schemas:
 def report_rows(report: Path, origin: str = "") -> dict[str, dict[str, Any]]:
     """The report's rows by URL (``origin`` stripped), checking first that no URL has
     two rows: a dict would silently keep only the last of them."""
-    urls = [row["url"] for row in json.loads(report.read_text())["urls"]]
-    duplicated = sorted({url for url in urls if urls.count(url) > 1})
+    rows = json.loads(report.read_text())["urls"]
+    counts = Counter(row["url"] for row in rows)
+    duplicated = sorted(url for url, count in counts.items() if count > 1)
     assert not duplicated, f"URLs with more than one report row: {duplicated[:5]}"
-    return {row["url"].removeprefix(origin): row
-            for row in json.loads(report.read_text())["urls"]}
+    return {row["url"].removeprefix(origin): row for row in rows}
 
 
 def read_xml(path: Path) -> bytes:
