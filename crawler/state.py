@@ -24,7 +24,7 @@ import sqlite3
 import time
 import zlib
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -211,13 +211,9 @@ class CrawlState:
         os.close(self._lock)
 
     def commit(self) -> None:
-        try:
+        with self._writing():
             self._db.execute("COMMIT")
             self._db.execute("BEGIN")
-        except sqlite3.DatabaseError as exc:
-            if _storage_failure(exc):
-                raise StorageError(f"--state {self.path} cannot be written: {exc}") from None
-            raise
         self._pending = 0
         self._last_commit = time.monotonic()
 
@@ -231,22 +227,23 @@ class CrawlState:
                 or time.monotonic() - self._last_commit >= BATCH_SECONDS):
             self.commit()
 
-    def _write(self, sql: str, params: tuple | list = ()) -> sqlite3.Cursor:
-        """Every change goes through here: a write the disk refuses is a StorageError."""
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Every change happens in here: a write the disk refuses is a StorageError."""
         try:
-            return self._db.execute(sql, params)
+            yield
         except sqlite3.DatabaseError as exc:
             if _storage_failure(exc):
                 raise StorageError(f"--state {self.path} cannot be written: {exc}") from None
             raise
 
+    def _write(self, sql: str, params: tuple | list = ()) -> sqlite3.Cursor:
+        with self._writing():
+            return self._db.execute(sql, params)
+
     def _write_many(self, sql: str, rows: Iterable[tuple]) -> None:
-        try:
+        with self._writing():
             self._db.executemany(sql, rows)
-        except sqlite3.DatabaseError as exc:
-            if _storage_failure(exc):
-                raise StorageError(f"--state {self.path} cannot be written: {exc}") from None
-            raise
 
     def _set(self, **values: str) -> None:
         self._db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
