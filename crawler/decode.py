@@ -45,7 +45,7 @@ def _codec(label: str | None) -> str | None:
     label = _WEB_ALIASES.get(label, label)
     try:
         info = codecs.lookup(label)
-    except LookupError:
+    except (LookupError, ValueError):  # ValueError: a NUL in the label
         return None
     # "hex", "base64", "zlib"...: codecs Python knows that turn bytes into bytes,
     # not text; "idna" is text but cannot decode with replacements. A page naming

@@ -43,3 +43,10 @@ def test_a_codec_that_is_no_text_encoding_is_ignored(label: str) -> None:
     assert sniff_encoding(body, f"text/html; charset={label}") == "utf-8"
     assert sniff_encoding(b'<meta charset="' + label.encode() + b'">' + body, None) == "utf-8"
     assert decode_html(body, f"text/html; charset={label}") == "<p>caf\u00e9</p>"
+
+
+@pytest.mark.parametrize("label", ["\x00", "utf\x008", "a\x00"])
+def test_a_charset_with_a_nul_byte_is_ignored(label: str) -> None:
+    """codecs.lookup raises ValueError, not LookupError, on a NUL (found by the page
+    property test): such a label names no charset, so the page is read as UTF-8."""
+    assert sniff_encoding(b"<p>", f"text/html; charset={label}") == "utf-8"
