@@ -145,13 +145,31 @@ def cli() -> None:
               "content last changed; header: Last-Modified only; none: no lastmod.")
 @click.option("--ignore-selector", "ignore_selectors", multiple=True, metavar="CSS",
               help="Leave matching elements out of change detection (repeatable).")
+@click.option("--exclude", multiple=True, metavar="PATTERN",
+              help="Never request or list matching URLs (repeatable; PATTERN: see above).")
+@click.option("--include", multiple=True, metavar="PATTERN",
+              help="Request only matching URLs, and START_URL (repeatable).")
+@click.option("--no-list", multiple=True, metavar="PATTERN",
+              help="Request matching URLs and follow their links, but never list them "
+              "(repeatable).")
+@click.option("--strip-param", "strip_params", multiple=True, metavar="NAME",
+              help="Remove this query parameter (a glob: utm_*) from every URL before "
+              "de-duplication and before the request (repeatable).")
 @click.option("--allow-shrink", is_flag=True,
               help="Publish even if the new sitemap lists under half the URLs of the old one.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Log every request (URL, status, time).")
 @click.option("--debug", is_flag=True, help="Show tracebacks of unexpected errors.")
 def crawl_command(**options: Any) -> int:
-    """Crawl START_URL and write sitemaps into --out."""
+    """Crawl START_URL and write sitemaps into --out.
+
+    \b
+    PATTERN is a glob over a URL's path and query after normalisation, where
+    * is any run of characters and everything else is literal ('?' too):
+      --exclude '/cart/*'  --exclude '*?*sort=*'  --no-list '/tag/*'
+    or a Python regular expression after 're:', searched in the same string:
+      --exclude 're:^/(search|login)'
+    """
     return run_crawl(**options)
 
 
@@ -255,7 +273,8 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
 
 
 def _config(start_url: str, options: dict[str, Any]) -> CrawlConfig:
-    options["ignore_selectors"] = tuple(options.get("ignore_selectors", ()))
+    for name in ("ignore_selectors", "exclude", "include", "no_list", "strip_params"):
+        options[name] = tuple(options.get(name, ()))
     try:
         return CrawlConfig(start_url=start_url, **options)
     except ConfigError as exc:

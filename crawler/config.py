@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from crawler.__version__ import __version__
 from crawler.errors import ConfigError
+from crawler.filters import UrlFilters
 from crawler.fingerprint import check_selector
 from crawler.lastmod import LASTMOD_MODES
 from crawler.urls import normalize_url
@@ -71,6 +72,10 @@ class CrawlConfig:
     lastmod: str = "auto"
     ignore_selectors: tuple[str, ...] = ()
     http2: bool = False
+    exclude: tuple[str, ...] = ()
+    include: tuple[str, ...] = ()
+    no_list: tuple[str, ...] = ()
+    strip_params: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if normalize_url(self.start_url) is None:
@@ -107,6 +112,7 @@ class CrawlConfig:
         for selector in self.ignore_selectors:
             if not check_selector(selector):
                 raise ConfigError(f"--ignore-selector {selector!r} is not a valid CSS selector")
+        self.filters()  # an invalid pattern is refused here, naming it
         if not product_token(self.user_agent):
             raise ConfigError(
                 f"--user-agent {self.user_agent!r} must start with a product token "
@@ -116,6 +122,10 @@ class CrawlConfig:
     @property
     def robots_token(self) -> str:
         return product_token(self.user_agent)
+
+    def filters(self) -> UrlFilters:
+        return UrlFilters(exclude=self.exclude, include=self.include, no_list=self.no_list,
+                          strip_params=self.strip_params)
 
     @property
     def fingerprints(self) -> bool:

@@ -21,6 +21,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from crawler.config import CrawlConfig
 from crawler.errors import CrawlerError, StartUrlError
+from crawler.filters import UrlFilters
 from crawler.frontier import Frontier, Job
 from crawler.http.fetch import Fetcher
 from crawler.incremental import remember
@@ -48,8 +49,10 @@ async def crawl(
 ) -> CrawlResult:
     """Crawl the site ``config`` describes. Raises :class:`StartUrlError` and
     :class:`~crawler.state.StateError` (a :class:`ConfigError`) only."""
-    start = normalize_url(config.start_url)
-    assert start is not None  # CrawlConfig validated it
+    normalized = normalize_url(config.start_url)
+    assert normalized is not None  # CrawlConfig validated it
+    filters = config.filters()
+    start = filters.clean(normalized)
     scope = Scope.for_start(start, config.prefix)
     if not scope.contains(start):
         raise StartUrlError(f"start URL {start} is outside the scope {scope.root} (see --prefix)")
@@ -69,7 +72,8 @@ async def crawl(
                 result.crawl_delay_asked = delay
                 result.crawl_delay_used = min(delay, config.max_crawl_delay)
                 fetcher.gate.raise_interval(result.crawl_delay_used)
-            coordinator = _Coordinator(config, scope, policy, fetcher, result, on_record, state)
+            coordinator = _Coordinator(config, scope, policy, fetcher, result, on_record, state,
+                                       filters)
             if point is not None and (point.records or point.queue):
                 coordinator.restore(point)
             else:
@@ -145,8 +149,11 @@ class _Coordinator:
         result: CrawlResult,
         on_record: ProgressCallback | None,
         state: CrawlState | None,
+        filters: UrlFilters | None = None,
     ) -> None:
         self.config = config
+        self.filters = filters or UrlFilters()
+        self.clean = self.filters.clean
         self.scope = scope
         self.policy = policy
         self.fetcher = fetcher
@@ -177,6 +184,7 @@ class _Coordinator:
         """Continue an interrupted run from what the state kept of it."""
         for record in point.records:
             self.frontier.restore(record.url, fetched=True)
+            self._keep_unlisted(record)
             self._count(record)
         for item in point.skipped:
             self.frontier.restore(item.url)
@@ -194,9 +202,9 @@ class _Coordinator:
                 # loop, where every request in flight would wait for them.
                 return await anyio.to_thread.run_sync(
                     read_page, response, job.depth, self.token, datetime.now(UTC),
-                    self.ignoring)
+                    self.ignoring, self.clean)
             return read_page(response, job.depth, self.token, datetime.now(UTC),
-                             self.ignoring)
+                             self.ignoring, self.clean)
         except Exception as exc:  # one page never ends the crawl: it is that page's error
             return failed_page(response, job.depth, exc)
 
@@ -209,11 +217,14 @@ class _Coordinator:
     def consider(self, url: str, depth: int, hops: int = 0, chain: tuple[str, ...] = ()) -> None:
         """Queue a URL found by the crawl, or record why it is not fetched."""
         frontier = self.frontier
+        url = self.clean(url)
         if not frontier.first_sight(url):
             return
         job = Job(url, depth, hops, chain)
         if not self.scope.contains(url):
             reason: Verdict | None = self.scope.classify_outside(url)
+        elif (reason := self.filters.refusal(url, self.result.start_url)) is not None:
+            pass
         elif not self.policy.allows(url):
             reason = Verdict.DISALLOWED
         else:
@@ -244,6 +255,7 @@ class _Coordinator:
             record = outcome.record
             record.lastmod = choose_lastmod(self.config.lastmod, record.lastmod, None)
         record = outcome.record
+        self._keep_unlisted(record)
         self._count(record)
         for target in outcome.siblings:
             if target in (record.redirect_to, record.refresh_to):
@@ -257,6 +269,12 @@ class _Coordinator:
             self.state.checkpoint()  # the page and what it queued: one transaction
         if self.on_record is not None:
             self.on_record(record, self.result)
+
+    def _keep_unlisted(self, record: PageRecord) -> None:
+        """--no-list: an indexable page that stays out of the sitemap. Applied after
+        the state has stored the page, so the state keeps what the page is."""
+        if record.verdict is Verdict.LISTED and self.filters.unlisted(record.url):
+            record.verdict = Verdict.NO_LIST
 
     def _count(self, record: PageRecord) -> None:
         stats = self.result.stats

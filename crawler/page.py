@@ -7,6 +7,7 @@ refresh away, and a canonical that is absent or the page's own URL.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -79,10 +80,14 @@ def read_page(
     token: str,
     now: datetime,
     fingerprint_ignoring: tuple[str, ...] | None = None,
+    clean: Callable[[str], str] | None = None,
 ) -> PageOutcome:
     """Turn one fetched URL into its record and onward URLs.
 
     ``fingerprint_ignoring`` (CSS selectors) asks for a content fingerprint.
+    ``clean`` (``--strip-param``) respells redirect, refresh and canonical
+    targets before the page is judged, so ``?utm_source=`` on a canonical does
+    not make a page look canonicalised elsewhere.
     """
     url = response.url
     record = PageRecord(
@@ -108,6 +113,11 @@ def read_page(
                 record.redirect_to = target
         elif response.body is not None:
             _read_html(response, token, outcome, fingerprint_ignoring)
+    if clean is not None:
+        for name in ("redirect_to", "refresh_to", "canonical"):
+            value = getattr(record, name)
+            if value is not None:
+                setattr(record, name, clean(value))
     record.verdict = judge(record)
     outcome.siblings = targets(record)
     return outcome

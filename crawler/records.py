@@ -25,6 +25,7 @@ class Verdict(enum.Enum):
     NOT_HTML = "not-html"
     NOINDEX = "noindex"
     CANONICALISED = "canonical-elsewhere"
+    NO_LIST = "no-list"  # indexable, but --no-list keeps it out
     ERROR = "error"
     # never fetched
     OUT_OF_SCOPE = "out-of-scope"
@@ -37,6 +38,8 @@ class Verdict(enum.Enum):
     REPEATED_SEGMENT = "repeated-path-segment"
     QUERY_VARIANTS = "too-many-query-variants"
     REDIRECT_LIMIT = "redirect-chain-too-long"
+    EXCLUDED = "excluded"  # --exclude
+    NOT_INCLUDED = "not-included"  # --include given, and it does not match
 
 
 @dataclass(slots=True)
