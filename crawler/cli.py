@@ -49,6 +49,7 @@ from crawler.config import (
     DEFAULT_USER_AGENT,
     CrawlConfig,
 )
+from crawler.credentials import REDACTED, Credentials, build_credentials
 from crawler.engine import crawl
 from crawler.errors import ConfigError, StartUrlError, StorageError
 from crawler.progress import CrawlDisplay
@@ -77,6 +78,9 @@ EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE, EXIT_START_URL, EXIT_OUTPUT, EXIT_SHRINK =
 EXIT_INTERRUPTED = 130
 # The command line as given, to print the exact command that resumes a run.
 _INVOCATION: list[str] = []
+# The credentials of this run, to hide them from every message printed.
+_SECRETS: list[Credentials] = []
+_SECRET_OPTIONS = frozenset({"--header", "--cookie", "--auth"})
 _NO_ARGS_IS_HELP: type[click.UsageError] = getattr(
     click.exceptions, "NoArgsIsHelpError", click.exceptions.UsageError
 )
@@ -155,6 +159,15 @@ def cli() -> None:
 @click.option("--strip-param", "strip_params", multiple=True, metavar="NAME",
               help="Remove this query parameter (a glob: utm_*) from every URL before "
               "de-duplication and before the request (repeatable).")
+@click.option("--header", "headers", multiple=True, metavar="'NAME: VALUE'",
+              help="Send this header to the crawled site's origin only (repeatable).")
+@click.option("--cookie", "cookies", multiple=True, metavar="NAME=VALUE",
+              help="Send this cookie to the crawled site's origin only (repeatable).")
+@click.option("--auth", metavar="USER:PASSWORD",
+              help="HTTP Basic credentials for the crawled site's origin (visible in ps: "
+              "prefer --auth-env).")
+@click.option("--auth-env", metavar="VAR",
+              help="Read USER:PASSWORD for HTTP Basic from this environment variable.")
 @click.option("--allow-shrink", is_flag=True,
               help="Publish even if the new sitemap lists under half the URLs of the old one.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no summary.")
@@ -189,7 +202,7 @@ def run_crawl(*, debug: bool, quiet: bool, verbose: bool, **options: Any) -> int
                      + _how_to_resume(options.get("state_path")), EXIT_INTERRUPTED)
     except Exception as exc:  # the last line of defence: one line, not a traceback
         if debug:
-            traceback.print_exc()
+            click.echo(_redact(traceback.format_exc()), err=True, nl=False)
         return _fail(f"unexpected error: {exc!r} (run with --debug for details)",
                      EXIT_UNEXPECTED)
 
@@ -276,7 +289,12 @@ def _config(start_url: str, options: dict[str, Any]) -> CrawlConfig:
     for name in ("ignore_selectors", "exclude", "include", "no_list", "strip_params"):
         options[name] = tuple(options.get(name, ()))
     try:
-        return CrawlConfig(start_url=start_url, **options)
+        credentials = build_credentials(
+            headers=options.pop("headers", ()), cookies=options.pop("cookies", ()),
+            auth=options.pop("auth", None), auth_env=options.pop("auth_env", None),
+            environ=os.environ)
+        _SECRETS.append(credentials)
+        return CrawlConfig(start_url=start_url, credentials=credentials, **options)
     except ConfigError as exc:
         raise Failure(str(exc), EXIT_USAGE) from None
 
@@ -345,12 +363,39 @@ def _summary(display: CrawlDisplay, result: CrawlResult, written: WriteResult,
 def _how_to_resume(state_path: str | None) -> str:
     if state_path is None:
         return "--state FILE makes a crawl resumable"
-    words = ["sitemap-crawler", *_INVOCATION]
-    return "resume with: " + shlex.join(words if "--resume" in words else [*words, "--resume"])
+    words = ["sitemap-crawler", *redact_arguments(_INVOCATION)]
+    command = shlex.join(words if "--resume" in words else [*words, "--resume"])
+    if REDACTED in command:
+        command += f" (with the secrets shown as {REDACTED} given again)"
+    return "resume with: " + command
+
+
+def redact_arguments(argv: list[str]) -> list[str]:
+    """The command line with the values of --header, --cookie and --auth hidden."""
+    shown: list[str] = []
+    hide_next = False
+    for word in argv:
+        if hide_next:
+            shown.append(REDACTED)
+            hide_next = False
+            continue
+        name, equals, _value = word.partition("=")
+        if name in _SECRET_OPTIONS and word.startswith("--"):
+            shown.append(f"{name}={REDACTED}" if equals else word)
+            hide_next = not equals
+        else:
+            shown.append(word)
+    return shown
+
+
+def _redact(text: str) -> str:
+    for credentials in _SECRETS:
+        text = credentials.redact(text)
+    return text
 
 
 def _fail(message: str, code: int) -> int:
-    click.echo(f"sitemap-crawler: error: {message}", err=True)
+    click.echo(f"sitemap-crawler: error: {_redact(message)}", err=True)
     return code
 
 

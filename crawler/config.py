@@ -7,9 +7,10 @@ CLI can turn it into exit code 2 and nothing is requested or written.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from crawler.__version__ import __version__
+from crawler.credentials import Credentials
 from crawler.errors import ConfigError
 from crawler.filters import UrlFilters
 from crawler.fingerprint import check_selector
@@ -76,6 +77,8 @@ class CrawlConfig:
     include: tuple[str, ...] = ()
     no_list: tuple[str, ...] = ()
     strip_params: tuple[str, ...] = ()
+    # --header, --cookie, --auth: sent to the crawl's origin only; never shown
+    credentials: Credentials = field(default_factory=Credentials)
 
     def __post_init__(self) -> None:
         if normalize_url(self.start_url) is None:

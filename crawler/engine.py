@@ -34,6 +34,7 @@ from crawler.state import CrawlState, ResumePoint
 from crawler.urls import host_of, normalize_url, resolve_link
 
 ROBOTS_MAX_REDIRECTS = 5
+UNAUTHORIZED = 401
 # Pages larger than this are parsed in a worker thread (a 256 KiB page parses in
 # about 2 ms; below that the thread hop costs more than it saves).
 THREAD_ABOVE = 256 * 1024
@@ -178,6 +179,12 @@ class _Coordinator:
             error = outcome.record.error
             raise StartUrlError(
                 f"start URL {job.url} is unreachable: {error.value if error else 'no answer'}")
+        if outcome.record.status == UNAUTHORIZED:
+            raise StartUrlError(f"start URL {job.url} answered 401 Unauthorized: " + (
+                "the credentials given were refused (check --auth, --auth-env, --header "
+                "and --cookie)" if self.config.credentials else
+                "the site wants a login; give it with --auth USER:PASSWORD or --auth-env VAR "
+                "(or --header / --cookie)"))
         self.accept(job, outcome)
 
     def restore(self, point: ResumePoint) -> None:

@@ -55,10 +55,11 @@ class CliRun:
 
 
 def run_cli(*args: str, timeout: float = 90, proxy_env: dict[str, str] | None = None,
-            **popen: object) -> CliRun:
+            env_extra: dict[str, str] | None = None, **popen: object) -> CliRun:
     """The CLI in a subprocess; no proxy from the environment unless ``proxy_env`` names one."""
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
     env.update(proxy_env if proxy_env is not None else {"NO_PROXY": "*"})
+    env.update(env_extra or {})
     if args and args[0] == "crawl":
         args = (*args, *_TRANSPORT_ARGS)
     done = subprocess.run(

@@ -53,6 +53,8 @@ class SiteServer:
     port: int = 0
     conditional: bool = False  # send ETags and answer If-None-Match with 304
     scheme: str = "http"
+    # header (lower case) -> text every request's value must contain, else 401 (a login wall)
+    required: dict[str, str] = field(default_factory=dict)
     open_connections: int = 0
     max_open_connections: int = 0
     connections: int = 0
@@ -84,7 +86,8 @@ def route_for(site: SiteServer, target: str) -> dict[str, Any]:
 def resolve(site: SiteServer, target: str, route: dict[str, Any]
             ) -> tuple[int, dict[str, str], bytes]:
     """Status, headers and body for a plain (not hostile) route or file."""
-    headers = dict(route.get("headers", {}))
+    headers = {name: value.replace("{{PORT}}", str(site.port)) if isinstance(value, str)
+               else value for name, value in route.get("headers", {}).items()}
     if "body" in route:
         body = route["body"].encode(route.get("encoding", "utf-8"))
         return route.get("status", 200), headers, _ports(site, body)
@@ -149,6 +152,11 @@ def _handler(site: SiteServer) -> type[BaseHTTPRequestHandler]:
             site.log.append(Hit("GET", self.path, {k.lower(): v for k, v in self.headers.items()},
                                 time.monotonic(),
                                 self.client_address[1]))
+            if any(value not in (self.headers.get(name) or "")
+                   for name, value in site.required.items()):
+                self._send(401, {"WWW-Authenticate": 'Basic realm="staging"',
+                                 "Content-Type": "text/html"}, b"<h1>login</h1>")
+                return
             route = route_for(site, self.path)
             if route.get("delay") and route.get("behaviour") != "drip":
                 time.sleep(route["delay"])
@@ -265,9 +273,11 @@ class RunningServer:
     """Context manager: serve ``site`` on a free loopback port in a thread."""
 
     def __init__(self, site: str | Path, routes: dict[str, dict[str, Any]] | None = None,
-                 *, conditional: bool = False, tls: ssl.SSLContext | None = None):
+                 *, conditional: bool = False, tls: ssl.SSLContext | None = None,
+                 required: dict[str, str] | None = None):
         self.site = load_site(site, routes)
         self.site.conditional = conditional
+        self.site.required = dict(required or {})
         self._server = _QuietServer(("127.0.0.1", 0), _handler(self.site))
         self.site.port = self._server.server_address[1]
         if tls is not None:  # HTTPS with the given server certificate

@@ -90,12 +90,15 @@ class Fetcher:
         self._start = normalize_url(config.start_url) or config.start_url
         self.proxy = proxy_for(self._start)
         origin = _origin(self._start)
+        credentials = config.credentials
+        self._user_cookie = credentials.cookie
         self._requests = RequestFactory(origin, [
             (b"Host", origin.partition("://")[2].encode("ascii")),
             (b"User-Agent", config.user_agent.encode("latin-1", "replace")),
             (b"Accept", ACCEPT.encode()),
             (b"Accept-Encoding", b"gzip, deflate"),
-        ])
+        ], private=[(name.encode("ascii"), value.encode("latin-1"))
+                    for name, value in credentials.headers])
         # A site's session cookie is kept like a browser would, IP hosts included;
         # requests only ever go to the crawl's origin, so that is where it is sent.
         self.cookies = httpx.Cookies()
@@ -172,6 +175,12 @@ class Fetcher:
         request = self._requests.get(result.url, extra)
         if self.cookies:
             self.cookies.set_cookie_header(request)
+        if self._user_cookie and self._requests.own(result.url):
+            # --cookie's pairs first, then what the site set (the jar adds its
+            # header only to a request without one, so ours is joined after).
+            kept = request.headers.get("cookie")
+            request.headers["Cookie"] = (f"{self._user_cookie}; {kept}" if kept
+                                         else self._user_cookie)
         try:
             answer = await transport.handle_async_request(request)
         except (httpx.HTTPError, OSError, ValueError) as exc:

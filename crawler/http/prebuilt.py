@@ -25,11 +25,19 @@ _PROBE = "/a/b;c%2F%7E%C3%A9?q=%20x&y=%7C"
 class RequestFactory:
     """GET requests to one origin (``scheme://host[:port]``) with fixed base headers."""
 
-    def __init__(self, origin: str, headers: list[tuple[bytes, bytes]]) -> None:
+    def __init__(self, origin: str, headers: list[tuple[bytes, bytes]],
+                 private: list[tuple[bytes, bytes]] | None = None) -> None:
         self.origin = origin
-        self._base_raw = headers
-        self._base_headers = httpx.Headers(headers)  # normalised once, copied per request
+        # ``private`` headers (the user's credentials) go to this origin only.
+        self._own_raw = headers + (private or [])
+        self._own_headers = httpx.Headers(self._own_raw)  # normalised once, copied per request
+        self._public_raw = headers
+        self._public_headers = httpx.Headers(headers)
         self._template = _template(origin)
+
+    def own(self, url: str) -> bool:
+        """Is ``url`` on this factory's origin (not merely a longer port or host)?"""
+        return url.startswith(self.origin) and url[len(self.origin):][:1] in ("/", "")
 
     def url(self, url: str) -> httpx.URL:
         template = self._template
@@ -43,13 +51,17 @@ class RequestFactory:
         return httpx.URL(url)
 
     def get(self, url: str, extra: tuple[tuple[str, str], ...] | None = None) -> httpx.Request:
-        """A GET of the normalised ``url``; ``extra`` headers (validators) are added."""
+        """A GET of the normalised ``url``; ``extra`` headers (validators) are added.
+        Private headers are sent only if ``url`` is on the origin."""
+        own = self.own(url)
         if extra and not all(value.isascii() for _, value in extra):
             # A stored ETag may hold any latin-1 byte: sent as that byte.
-            raw = self._base_raw + [(name.encode("latin-1"), value.encode("latin-1", "replace"))
-                                    for name, value in extra]
+            raw = (self._own_raw if own else self._public_raw) + [
+                (name.encode("latin-1"), value.encode("latin-1", "replace"))
+                for name, value in extra]
             return httpx.Request("GET", self.url(url), headers=raw, stream=_NO_BODY)
-        request = httpx.Request("GET", self.url(url), headers=self._base_headers,
+        request = httpx.Request("GET", self.url(url),
+                                headers=self._own_headers if own else self._public_headers,
                                 stream=_NO_BODY)
         for name, value in extra or ():
             request.headers[name] = value

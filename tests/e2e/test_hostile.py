@@ -330,3 +330,17 @@ def test_robots_txt_is_read_to_512_kib_whatever_the_page_cap(tmp_path: Path) -> 
     assert "/early/a.html" not in requested
     assert rows["/early/a.html"]["reason"] == "robots-disallowed"
     assert "/late/b.html" in requested
+
+
+def test_the_resume_command_of_an_interrupted_login_crawl_hides_the_secrets(
+        tmp_path: Path) -> None:
+    out, state = tmp_path / "out", tmp_path / "state.db"
+    with RunningServer("many", {"/p*": {"delay": 5}}) as site:
+        code, stderr, _took = interrupt(site, signal.SIGTERM, "--out", str(out), "--state",
+                                        str(state), "--auth", "me:pw-SECRET",
+                                        "--header", "X-Key: hdr-SECRET")
+    assert code == 130, stderr
+    assert "SECRET" not in stderr
+    command = stderr.split("resume with: ", 1)[1].strip()
+    assert "--auth '***'" in command and "--header '***'" in command
+    assert command.endswith("--resume (with the secrets shown as *** given again)")
