@@ -49,6 +49,7 @@ from crawler.config import (
     DEFAULT_USER_AGENT,
     CrawlConfig,
 )
+from crawler.config_file import load_defaults
 from crawler.credentials import REDACTED, Credentials, build_credentials
 from crawler.engine import crawl
 from crawler.errors import ConfigError, StartUrlError, StorageError
@@ -100,8 +101,18 @@ def cli() -> None:
     """Crawl a website and write the XML sitemaps search engines read."""
 
 
+def _read_config(ctx: click.Context, _param: click.Parameter, value: Path | None) -> None:
+    """Eager: the file's settings become this run's defaults before other options are read."""
+    if value is not None:
+        ctx.default_map = load_defaults(value, ctx.command)
+
+
 @cli.command("crawl")
 @click.argument("start_url")
+@click.option("--config", type=click.Path(dir_okay=False, path_type=Path), is_eager=True,
+              expose_value=False, callback=_read_config,
+              help="TOML file of options by their long names (max-pages = 5000, "
+              "exclude = [\"/cart/*\"]); the command line wins over it.")
 @click.option("--out", "out_dir", required=True, type=click.Path(path_type=Path),
               help="Directory to write the sitemaps, index and robots.txt into.")
 @click.option("--prefix", help="Only crawl paths under this prefix "
