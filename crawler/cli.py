@@ -199,7 +199,8 @@ def crawl_command(**options: Any) -> int:
 
 def run_crawl(*, debug: bool, quiet: bool, verbose: bool, **options: Any) -> int:
     display = CrawlDisplay(quiet=quiet, verbose=verbose,
-                           concurrency=max(1, int(options.get("concurrency") or 1)))
+                           concurrency=max(1, int(options.get("concurrency") or 1)),
+                           max_pages=options.get("max_pages"))
     try:
         with _signals_interrupt():
             return _crawl_and_write(display, quiet=quiet, **options)

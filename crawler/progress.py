@@ -23,8 +23,9 @@ class CrawlDisplay:
     """The ``on_record`` callback of :func:`crawler.crawl`, plus its screen."""
 
     def __init__(self, *, quiet: bool, verbose: bool, concurrency: int = 1,
-                 console: Console | None = None) -> None:
+                 max_pages: int | None = None, console: Console | None = None) -> None:
         self.concurrency = concurrency
+        self.max_pages = max_pages
         self.console = console or Console(stderr=True, highlight=False, soft_wrap=True)
         self.verbose = verbose and not quiet
         self.quiet = quiet
@@ -63,16 +64,34 @@ class CrawlDisplay:
         now = time.monotonic()
         if self._live is not None and now - self._last_draw >= REFRESH_SECONDS:
             self._last_draw = now
-            self._live.update(Text(status_line(result, self.concurrency)), refresh=True)
+            self._live.update(Text(status_line(result, self.concurrency, self.max_pages)),
+                              refresh=True)
 
 
-def status_line(result: CrawlResult, concurrency: int) -> str:
-    """One line of counters. Jobs beyond ``concurrency`` wait at a worker, not on the wire."""
+def status_line(result: CrawlResult, concurrency: int, max_pages: int | None = None) -> str:
+    """One line of counters a person can read at a glance: how long, how far, how fast.
+
+    "Known" is every URL the crawl will request as far as it knows now (done,
+    queued, in flight; at most ``--max-pages``), so the share grows as the
+    crawl discovers the site and is honest about it. Jobs beyond
+    ``concurrency`` wait at a worker, not on the wire.
+    """
     stats = result.stats
     elapsed = max(time.monotonic() - stats.started, 1e-6) if stats.started else 0.0
     rate = stats.fetched / elapsed if elapsed else 0.0
+    known = stats.fetched + stats.queued + stats.in_flight
+    if max_pages is not None:
+        known = min(known, max_pages)
+    share = 100 * stats.fetched // known if known else 0
     return (
-        f"pages {stats.fetched} · queued {stats.queued} · "
-        f"in flight {min(stats.in_flight, concurrency)} · "
+        f"{clock(elapsed)} · pages {stats.fetched} of {known} known ({share}%) · "
+        f"queued {stats.queued} · in flight {min(stats.in_flight, concurrency)} · "
         f"listed {stats.listed} · errors {stats.errors} · {rate:.0f} pages/s"
     )
+
+
+def clock(seconds: float) -> str:
+    """``125`` → ``2:05``, ``3725`` → ``1:02:05``."""
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"

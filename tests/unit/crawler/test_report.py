@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import time
 from datetime import UTC, datetime
 
 from crawler.errors import ErrorKind
@@ -68,6 +69,21 @@ def test_status_line_counts_requests_on_the_wire() -> None:
     crawl = result()
     crawl.stats.fetched, crawl.stats.queued, crawl.stats.in_flight = 12, 30, 7
     crawl.stats.listed, crawl.stats.errors = 10, 1
+    crawl.stats.started = time.monotonic() - 125
     line = status_line(crawl, concurrency=4)
-    assert line.startswith("pages 12 · queued 30 · in flight 4 · listed 10 · errors 1 · ")
+    # 12 done of 12 + 30 queued + 7 in flight known: 24 %
+    assert line.startswith("2:05 · pages 12 of 49 known (24%) · queued 30 · in flight 4 · "
+                           "listed 10 · errors 1 · ")
     assert line.endswith(" pages/s")
+
+
+def test_status_line_share_respects_the_page_budget() -> None:
+    from crawler.progress import status_line
+
+    crawl = result()
+    crawl.stats.started = time.monotonic() - 3725
+    crawl.stats.fetched, crawl.stats.queued = 50, 900
+    line = status_line(crawl, concurrency=4, max_pages=200)
+    assert line.startswith("1:02:05 · pages 50 of 200 known (25%) · ")
+    crawl.stats.fetched, crawl.stats.queued = 0, 0
+    assert "pages 0 of 0 known (0%)" in status_line(crawl, concurrency=4)
