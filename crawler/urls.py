@@ -25,19 +25,19 @@ import re
 import string
 from functools import lru_cache
 
-import idna
+from crawler.hosts import normalize_host
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
 _UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
 # Characters a path may hold raw (RFC 3986 pchar and "/"); the rest is percent-encoded.
 PATH_SAFE = _UNRESERVED | frozenset("!$&'()*+,;=:@/")
-_QUERY_SAFE = PATH_SAFE | frozenset("?")
+# WHATWG's special-query set: browsers send "'" in an http(s) query as %27.
+_QUERY_SAFE = (PATH_SAFE - frozenset("'")) | frozenset("?")
 _HEX = frozenset(string.hexdigits)
 # Anything outside these classes (including "%") needs the slow path.
 _PATH_NEEDS_WORK = re.compile(r"[^A-Za-z0-9\-._~!$&'()*+,;=:@/]")
-_QUERY_NEEDS_WORK = re.compile(r"[^A-Za-z0-9\-._~!$&'()*+,;=:@/?]")
-_HOST_OK = re.compile(r"[a-z0-9._\-]+")
+_QUERY_NEEDS_WORK = re.compile(r"[^A-Za-z0-9\-._~!$&()*+,;=:@/?]")
 # WHATWG: browsers drop tabs and newlines anywhere in an href, and trim
 # leading/trailing C0 controls and spaces.
 _TAB_NEWLINE = re.compile(r"[\t\n\r]")
@@ -94,27 +94,6 @@ def remove_dot_segments(path: str) -> str:
     return result if result.startswith("/") else "/" + result
 
 
-def _normalize_host(host: str) -> str | None:
-    if host.startswith("["):
-        # IPv6 literal: only hex digits, colons and dots, compared lower-case.
-        if not host.endswith("]") or not re.fullmatch(r"\[[0-9a-fA-F:.]+\]", host):
-            return None
-        return host.lower()
-    if "%" in host:
-        host = normalize_escapes(host, _UNRESERVED)
-        if "%" in host:
-            return None
-    host = host.lower()
-    if not host.isascii():
-        try:
-            host = idna.encode(host, uts46=True).decode("ascii")
-        except (idna.IDNAError, UnicodeError, ValueError):
-            return None
-    if not host or not _HOST_OK.fullmatch(host) or ".." in host or host.startswith("."):
-        return None
-    return host
-
-
 def _split_authority(authority: str) -> tuple[str, str] | None:
     """Split ``[userinfo@]host[:port]`` into host and port text (userinfo dropped)."""
     hostport = authority.rpartition("@")[2]
@@ -132,14 +111,23 @@ def _split_authority(authority: str) -> tuple[str, str] | None:
 
 def normalize_url(url: str) -> str | None:
     """The one spelling of an absolute http(s) URL, or ``None`` if it is not one."""
-    url = _TAB_NEWLINE.sub("", url).strip(_C0_AND_SPACE)
+    return _normalize_trimmed(_TAB_NEWLINE.sub("", url).strip(_C0_AND_SPACE))
+
+
+def _normalize_trimmed(url: str) -> str | None:
+    """:func:`normalize_url` of a URL already rid of tabs, newlines and surrounding
+    spaces: one joined from a trimmed href keeps a space before its "#" (``/a #x``
+    is ``/a%20``, as in browsers)."""
     scheme, sep, rest = url.partition(":")
     if not sep:
         return None
     scheme = scheme.lower()
-    if scheme not in DEFAULT_PORTS or not rest.startswith("//"):
+    if scheme not in DEFAULT_PORTS:
         return None
-    rest = rest[2:].partition("#")[0]
+    if "\\" in rest:
+        rest = backslashes(rest)
+    # WHATWG: after "http:" any number of slashes (none too) leads to the host.
+    rest = rest.lstrip("/").partition("#")[0]
     # The authority ends at the first "/", "?" (or "#", already cut).
     end = len(rest)
     for delim in "/?":
@@ -150,7 +138,7 @@ def normalize_url(url: str) -> str | None:
     split = _split_authority(authority)
     if split is None:
         return None
-    host = _normalize_host(split[0])
+    host = normalize_host(split[0])
     if host is None:
         return None
     port_text = split[1]
@@ -185,6 +173,8 @@ def resolve_link(base: str, href: str) -> str | None:
     if href and (href[0] <= " " or href[-1] <= " " or "\n" in href or "\t" in href
                  or "\r" in href):
         href = _TAB_NEWLINE.sub("", href).strip(_C0_AND_SPACE)
+    if "\\" in href:
+        href = backslashes(href)
     if not href:
         return base
     first = href[0]
@@ -299,15 +289,27 @@ def _shareable(href: str) -> bool:
     return match is None or href.startswith("//", match.end())
 
 
+def backslashes(text: str) -> str:
+    """``\\`` is ``/`` in an http(s) URL before its query and fragment, as in
+    browsers: ``..\\index.htm``, ``http://host\\path``. (After ``?`` or ``#`` it
+    is data, and encoded as such.)"""
+    end = len(text)
+    for mark in "?#":
+        found = text.find(mark)
+        if 0 <= found < end:
+            end = found
+    return text[:end].replace("\\", "/") + text[end:]
+
+
 @lru_cache(maxsize=1 << 15)
 def _absolute(url: str) -> str | None:
-    return normalize_url(url)
+    return _normalize_trimmed(url)
 
 
 @lru_cache(maxsize=1 << 17)
 def _join(origin: str, reference: str) -> str | None:
     """``origin`` (normalised) plus an absolute path-and-query that may need work."""
-    return normalize_url(origin + reference)
+    return _normalize_trimmed(origin + reference)
 
 
 def origin_of(url: str) -> str:

@@ -103,7 +103,7 @@ NORMALISATION = [
     ("http://exa mple.com/", None),
     ("http://example.com:99999/", None),
     ("http://example.com:12a/", None),
-    ("http:///path", None),
+    ("http:///path", "http://path/"),  # WHATWG: any slashes lead to the host
     ("/relative", None),
 ]
 
