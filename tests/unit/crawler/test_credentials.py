@@ -61,3 +61,26 @@ def test_private_headers_go_to_the_origin_only() -> None:
 ])
 def test_resume_command_hides_secret_arguments(argv: list[str], shown: list[str]) -> None:
     assert redact_arguments(argv) == shown
+
+
+def test_an_unexpected_error_and_its_traceback_never_show_a_secret(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> None:
+    from click.testing import CliRunner
+
+    import crawler.cli as cli_module
+
+    secret = "pw-Q9-SECRET"
+
+    async def explode(config: object, **_kwargs: object) -> None:
+        # a library's error that happens to quote a header value, and the password
+        raise RuntimeError(f"bad header {config.credentials.headers[0][1]} for me:{secret}")
+
+    monkeypatch.setattr(cli_module, "crawl", explode)
+    monkeypatch.setattr(cli_module, "_SECRETS", [])
+    result = CliRunner().invoke(cli_module.cli, [
+        "crawl", "http://127.0.0.1:9/", "--out", str(tmp_path), "--auth", f"me:{secret}",
+        "--debug"], standalone_mode=False)
+    assert result.return_value == 1
+    text = result.output + (result.stderr if result.stderr_bytes is not None else "")
+    assert "Traceback" in text and "RuntimeError" in text
+    assert secret not in text and "bWU6" not in text  # nor its base64 (me:...)
