@@ -26,14 +26,17 @@ from crawler.frontier import Frontier, Job
 from crawler.http.fetch import Fetcher
 from crawler.incremental import remember
 from crawler.lastmod import choose_lastmod
+from crawler.outside import OutsideLinks
 from crawler.page import PageOutcome, failed_page, read_page, wants_body
 from crawler.records import CrawlResult, PageRecord, SkippedUrl, Verdict
 from crawler.robots import RobotsMode, RobotsPolicy, allow_all, policy_from_response
 from crawler.scope import Scope, registered_domain
 from crawler.state import CrawlState, ResumePoint
-from crawler.urls import host_of, normalize_url, resolve_link
+from crawler.urls import host_of, normalize_url, origin_of, resolve_link
 
 ROBOTS_MAX_REDIRECTS = 5
+ORIGINS_CACHED = 1024
+OUTSIDE = frozenset({Verdict.EXTERNAL, Verdict.OTHER_HOST, Verdict.OUT_OF_SCOPE})
 UNAUTHORIZED = 401
 # Pages larger than this are parsed in a worker thread (a 256 KiB page parses in
 # about 2 ms; below that the thread hop costs more than it saves).
@@ -164,6 +167,10 @@ class _Coordinator:
         self.run_time = datetime.now(UTC).replace(microsecond=0)
         self.ignoring = config.ignore_selectors if config.fingerprints else None
         self.token = config.robots_token  # derived by a regex: once, not per page
+        self.outside = OutsideLinks()
+        self._origins: dict[str, Verdict] = {}
+        if state is not None:  # the sketches are committed with the pages that fed them
+            state.extra_meta = lambda: {"outside": self.outside.dump()}
         self.frontier = Frontier(
             max_depth=config.max_depth,
             max_pages=config.max_pages,
@@ -193,8 +200,12 @@ class _Coordinator:
             self.frontier.restore(record.url, fetched=True)
             self._keep_unlisted(record)
             self._count(record)
+        self.outside.load(point.outside)
         for item in point.skipped:
-            self.frontier.restore(item.url)
+            if item.reason in OUTSIDE:
+                self.outside.restore(item)
+            else:
+                self.frontier.restore(item.url)
             self.result.skipped.append(item)
             self.result.stats.skipped += 1
         for job in point.queue:
@@ -225,12 +236,16 @@ class _Coordinator:
         """Queue a URL found by the crawl, or record why it is not fetched."""
         frontier = self.frontier
         url = self.clean(url)
+        if not self.scope.contains(url):
+            # Never requested, so never in the seen set: counted and sampled, in kilobytes.
+            item = self.outside.add(url, depth, self._classify_outside(url))
+            if item is not None:
+                self._skip(item)
+            return
         if not frontier.first_sight(url):
             return
         job = Job(url, depth, hops, chain)
-        if not self.scope.contains(url):
-            reason: Verdict | None = self.scope.classify_outside(url)
-        elif (reason := self.filters.refusal(url, self.result.start_url)) is not None:
+        if (reason := self.filters.refusal(url, self.result.start_url)) is not None:
             pass
         elif not self.policy.allows(url):
             reason = Verdict.DISALLOWED
@@ -241,6 +256,16 @@ class _Coordinator:
                 self.state.enqueue(job)
             return
         self._skip(SkippedUrl(url, depth, reason))
+
+    def _classify_outside(self, url: str) -> Verdict:
+        """Why an out-of-scope URL is not crawled; depends on its origin alone."""
+        origin = origin_of(url)
+        verdict = self._origins.get(origin)
+        if verdict is None:
+            if len(self._origins) >= ORIGINS_CACHED:
+                self._origins.clear()
+            verdict = self._origins[origin] = self.scope.classify_outside(url)
+        return verdict
 
     def _skip(self, item: SkippedUrl) -> None:
         self.result.skipped.append(item)
@@ -303,6 +328,7 @@ class _Coordinator:
             await self._coordinate(jobs_tx, done_rx, capacity)
         for job in self.frontier.drain():
             self._skip(SkippedUrl(job.url, job.depth, Verdict.MAX_PAGES))
+        self.result.outside = self.outside.counts()
 
     async def _coordinate(
         self,

@@ -105,6 +105,8 @@ class CrawlResult:
     crawl_delay_asked: float | None = None
     crawl_delay_used: float | None = None
     elapsed: float = 0.0
+    # out-of-scope URLs per reason: distinct count (maybe estimated), how many are rows
+    outside: dict[str, dict[str, int | bool]] = field(default_factory=dict)
 
     def listed(self) -> list[PageRecord]:
         """The records that belong in the sitemap, sorted by URL."""

@@ -16,7 +16,8 @@ from crawler.dates import EARLIEST_TRUSTED
 from crawler.records import CrawlResult, PageRecord, Verdict
 
 # 2: top-level crawl_delay; a row's detail for an internal-error
-REPORT_VERSION = 2
+# 3: totals.outside_scope; out-of-scope URLs listed as rows up to 1,000 per reason
+REPORT_VERSION = 3
 
 
 def _iso(record: PageRecord) -> str | None:
@@ -65,6 +66,8 @@ def totals(result: CrawlResult) -> dict[str, Any]:
         "not_listed": len(result.records) + len(result.skipped) - listed,
         "errors": reasons.get(Verdict.ERROR.value, 0),
         "by_reason": dict(sorted(reasons.items())),
+        # every distinct out-of-scope URL, though at most 1,000 of each reason are rows
+        "outside_scope": result.outside,
         "elapsed_seconds": round(result.elapsed, 3),
     }
 

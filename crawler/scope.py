@@ -9,6 +9,7 @@ prefix test on the string, which keeps this check off the profile.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import tldextract
 
@@ -81,7 +82,16 @@ class Scope:
         origin = origin_of(url)
         if origin == self.origin:
             return Verdict.OUT_OF_SCOPE
-        if registered_domain(host_of(url)) == registered_domain(host_of(self.origin)):
+        # Same site: the host is our registered domain or under it. A suffix test, not
+        # a second public-suffix lookup: a page may link 100,000 other hosts.
+        ours = _registered_domain_cached(host_of(self.origin))
+        host = host_of(url)
+        if host == ours or host.endswith("." + ours):
             return Verdict.OTHER_HOST
         return Verdict.EXTERNAL
+
+
+@lru_cache(maxsize=64)
+def _registered_domain_cached(host: str) -> str:
+    return registered_domain(host)
 

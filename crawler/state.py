@@ -24,7 +24,7 @@ import sqlite3
 import time
 import zlib
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,6 +39,7 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 _WHAT_TO_DO = "use --state with another file, or delete it to start afresh"
 BATCH_RECORDS = 500
 BATCH_SECONDS = 2.0
+FAR_IDS_CACHED = 1024
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS urls (id INTEGER PRIMARY KEY, url TEXT NOT NULL UNIQUE);
@@ -85,6 +86,7 @@ class ResumePoint:
     records: list[PageRecord]
     skipped: list[SkippedUrl]
     queue: list[Job]
+    outside: str | None = None  # the out-of-scope sketches (crawler.outside)
 
 
 def _epoch(moment: datetime | None) -> int | None:
@@ -111,7 +113,13 @@ class CrawlState:
         # "running": pages still to fetch; "crawled": all fetched, not yet published
         # (a kill while writing the sitemaps); either is continued by --resume.
         self._running = stored.get("run_state") in ("running", "crawled")
+        self._root = scope_root
+        # URL -> id for the scope's URLs; out-of-scope ones (a page may link 100,000)
+        # get a small cache of their own, cleared when full.
         self._ids: dict[str, int] = {}
+        self._far_ids: dict[str, int] = {}
+        # more meta to commit with each batch (the coordinator's out-of-scope sketches)
+        self.extra_meta: Callable[[], dict[str, str]] | None = None
         # Page rows read for a request's validators, kept until its answer is in.
         self._rows: dict[str, tuple] = {}
         # URL ids whose outlinks were already handed to the crawl this run.
@@ -173,7 +181,7 @@ class CrawlState:
         self.run += 1
         self._write("DELETE FROM skipped")
         self._write("DELETE FROM queue")
-        self._set(run=str(self.run), run_state="running")
+        self._set(run=str(self.run), run_state="running", outside="{}")
         self.commit()
         return None
 
@@ -203,6 +211,7 @@ class CrawlState:
         self._write("DELETE FROM urls WHERE id NOT IN (SELECT id FROM kept)")
         self._write("DELETE FROM kept")
         self._ids.clear()
+        self._far_ids.clear()
 
     def close(self) -> None:
         with contextlib.suppress(sqlite3.Error):
@@ -212,6 +221,8 @@ class CrawlState:
 
     def commit(self) -> None:
         with self._writing():
+            if self.extra_meta is not None:
+                self._set(**self.extra_meta())
             self._db.execute("COMMIT")
             self._db.execute("BEGIN")
         self._pending = 0
@@ -250,10 +261,17 @@ class CrawlState:
                              values.items())
 
     # --- URLs as ids ----------------------------------------------------------------
+    def _cache(self, url: str) -> dict[str, int]:
+        if url.startswith(self._root):
+            return self._ids
+        if len(self._far_ids) >= FAR_IDS_CACHED:
+            self._far_ids.clear()
+        return self._far_ids
+
     def _id(self, url: str) -> int:
         known = self._known_id(url)
         if known is None:
-            known = self._ids[url] = self._write(
+            known = self._cache(url)[url] = self._write(
                 "INSERT INTO urls (url) VALUES (?)", (url,)).lastrowid
         return known
 
@@ -264,16 +282,19 @@ class CrawlState:
             chunk = wanted[start : start + 500]
             marks = ",".join("?" * len(chunk))
             names.update(self._db.execute(f"SELECT id, url FROM urls WHERE id IN ({marks})", chunk))
-        self._ids.update((url, url_id) for url_id, url in names.items())
+        for url_id, url in names.items():
+            self._cache(url)[url] = url_id
         return [names[url_id] for url_id in wanted if url_id in names]
 
     def _known_id(self, url: str) -> int | None:
         known = self._ids.get(url)
         if known is None:
+            known = self._far_ids.get(url)
+        if known is None:
             row = self._db.execute("SELECT id FROM urls WHERE url = ?", (url,)).fetchone()
             if row is None:
                 return None
-            known = self._ids[url] = row[0]
+            known = self._cache(url)[url] = row[0]
         return known
 
     def _row(self, url: str) -> tuple | None:
@@ -392,7 +413,8 @@ class CrawlState:
                  for url, depth, hops, chain in self._db.execute(
             "SELECT u.url, q.depth, q.hops, q.chain FROM queue q "
             "JOIN urls u ON u.id = q.url_id ORDER BY q.seq", ())]
-        return ResumePoint(records, skipped, queue)
+        outside = self._db.execute("SELECT value FROM meta WHERE key = 'outside'").fetchone()
+        return ResumePoint(records, skipped, queue, outside[0] if outside else None)
 
     def _chain(self, packed: bytes | None) -> tuple[str, ...]:
         """A queued redirect target's chain, so a loop still ends as redirect-loop."""

@@ -50,6 +50,11 @@ def test_explicit_default_port_is_the_same_scope() -> None:
     ("https://blog.example.com/", Verdict.OTHER_HOST),
     ("https://www.example.com:8443/docs/", Verdict.OTHER_HOST),
     ("https://other.org/", Verdict.EXTERNAL),
+    ("https://example.com/", Verdict.OTHER_HOST),
+    ("https://a.b.example.com/", Verdict.OTHER_HOST),
+    ("https://notexample.com/", Verdict.EXTERNAL),  # a suffix, but not at a label
+    ("https://example.com.evil.test/", Verdict.EXTERNAL),
+    ("http://127.0.0.1/", Verdict.EXTERNAL),
 ])
 def test_outside_urls_are_classified(url: str, verdict: Verdict) -> None:
     assert SCOPE.classify_outside(url) is verdict
