@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shlex
 import signal
 import sys
@@ -30,6 +31,7 @@ import tempfile
 import time
 import traceback
 from collections.abc import Iterator
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import FrameType
 from typing import Any, NoReturn
@@ -53,6 +55,7 @@ from crawler.config_file import load_defaults
 from crawler.credentials import REDACTED, Credentials, build_credentials
 from crawler.engine import crawl
 from crawler.errors import ConfigError, StartUrlError, StorageError
+from crawler.hreflang import sitemap_alternates
 from crawler.progress import CrawlDisplay
 from crawler.records import CrawlResult, PageRecord
 from crawler.report import explain_empty, report_json
@@ -60,6 +63,11 @@ from crawler.scope import Scope
 from crawler.state import mark_published
 from crawler.urls import normalize_url
 from sitemap_writer import (
+    BUILTIN_STYLESHEET as BUILTIN,
+)
+from sitemap_writer import (
+    MAX_IMAGES_PER_URL,
+    MAX_LOC_LENGTH,
     MAX_SITEMAP_BYTES,
     MAX_URLS_PER_SITEMAP,
     InvalidEntry,
@@ -77,6 +85,7 @@ from sitemap_writer import (
 
 EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE, EXIT_START_URL, EXIT_OUTPUT, EXIT_SHRINK = 0, 1, 2, 3, 4, 5
 EXIT_INTERRUPTED = 130
+_ABSOLUTE_OR_PATH = re.compile(r"(https?://[^\s\"<>]+|/[^\s\"<>]*)\Z", re.IGNORECASE)
 # The command line as given, to print the exact command that resumes a run.
 _INVOCATION: list[str] = []
 # The credentials of this run, to hide them from every message printed.
@@ -179,6 +188,18 @@ def _read_config(ctx: click.Context, _param: click.Parameter, value: Path | None
               "prefer --auth-env).")
 @click.option("--auth-env", metavar="VAR",
               help="Read USER:PASSWORD for HTTP Basic from this environment variable.")
+@click.option("--hreflang/--no-hreflang", default=True, show_default=True,
+              help="Write the hreflang alternates pages declare (verified: listed and "
+              "reciprocal) into the sitemap.")
+@click.option("--hreflang-external", is_flag=True,
+              help="Also write alternates outside the crawl's scope, as pages declare them "
+              "(they cannot be verified).")
+@click.option("--images", is_flag=True,
+              help="List each page's images (img src, the largest srcset candidate, "
+              "picture sources) with the image sitemap extension.")
+@click.option("--stylesheet", metavar="URL|builtin",
+              help="Add <?xml-stylesheet?> for this XSL URL to every sitemap, or 'builtin' "
+              "to write our own sitemap.xsl beside them.")
 @click.option("--allow-shrink", is_flag=True,
               help="Publish even if the new sitemap lists under half the URLs of the old one.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no summary.")
@@ -231,9 +252,15 @@ def _crawl_and_write(
     compressed: bool,
     report_file: Path | None,
     allow_shrink: bool,
+    hreflang_external: bool,
+    stylesheet: str | None,
     **crawl_options: Any,
 ) -> int:
     config = _config(start_url, crawl_options)
+    if stylesheet is not None and stylesheet != BUILTIN and not _ABSOLUTE_OR_PATH.match(
+            stylesheet):
+        raise Failure(f"--stylesheet {stylesheet!r} must be 'builtin', an absolute http(s) "
+                      "URL or a path such as /sitemap.xsl", EXIT_USAGE)
     scope = Scope.for_start(config.start_url, config.prefix)
     base = _base_url(base_url, scope)
     if not 1 <= max_urls_per_sitemap <= MAX_URLS_PER_SITEMAP:
@@ -256,14 +283,24 @@ def _crawl_and_write(
             return _crawl_locked(display, config, quiet=quiet, out_dir=out_dir, base=base,
                                  max_urls=max_urls_per_sitemap, max_bytes=max_bytes_per_sitemap,
                                  compressed=compressed, report_file=report_file,
-                                 allow_shrink=allow_shrink)
+                                 allow_shrink=allow_shrink,
+                                 extras=_Extras(scope, hreflang_external, stylesheet))
     except OutputError as exc:
         raise Failure(str(exc), EXIT_OUTPUT) from None
 
 
+@dataclass(frozen=True, slots=True)
+class _Extras:
+    """What goes into the sitemaps beyond loc and lastmod."""
+
+    scope: Scope
+    hreflang_external: bool
+    stylesheet: str | None
+
+
 def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, out_dir: Path,
                   base: str, max_urls: int, max_bytes: int, compressed: bool,
-                  report_file: Path | None, allow_shrink: bool) -> int:
+                  report_file: Path | None, allow_shrink: bool, extras: _Extras) -> int:
     """Crawl, then publish; runs while this process holds the output directory."""
     started = time.monotonic()
     try:
@@ -275,9 +312,14 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
         raise Failure(str(exc), EXIT_USAGE) from None
     except StorageError as exc:  # the state file's disk is full
         raise Failure(f"{exc}; previous output kept", EXIT_OUTPUT) from None
+    listed = result.listed()
+    alternates, problems = (sitemap_alternates(listed, extras.scope.contains,
+                                               external=extras.hreflang_external)
+                            if config.hreflang else ({}, []))
     if report_file is not None:
-        _write_atomically(report_file, report_json(result, {"base_url": base}).encode())
-    entries = list(_entries(result.listed()))
+        _write_atomically(report_file, report_json(result, {
+            "base_url": base, "hreflang": [asdict(problem) for problem in problems]}).encode())
+    entries = list(_entries(listed, alternates))
     if not entries:
         raise Failure(explain_empty(result) + "; previous output kept", EXIT_START_URL)
     previous = published_url_count(out_dir)
@@ -289,6 +331,8 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
     written = write_sitemaps(
         entries, out_dir=out_dir, base_url=base, compressed=compressed,
         max_urls=max_urls, max_bytes=max_bytes, robots_txt=result.robots_txt,
+        alternates=any(entry.alternates for entry in entries),
+        images=any(entry.images for entry in entries), stylesheet=extras.stylesheet,
     )
     if config.state_path is not None:
         mark_published(Path(config.state_path))
@@ -328,12 +372,21 @@ def _base_url(base_url: str | None, scope: Scope) -> str:
     return base
 
 
-def _entries(records: list[PageRecord]) -> Iterator[SitemapEntry]:
+def _entries(records: list[PageRecord], alternates: dict[str, tuple[tuple[str, str], ...]]
+             ) -> Iterator[SitemapEntry]:
     for record in records:
         try:
-            yield SitemapEntry(record.url, record.lastmod)
+            yield SitemapEntry(record.url, record.lastmod,
+                               alternates=alternates.get(record.url, ()),
+                               images=_valid_images(record.images or ()))
         except InvalidEntry:
             continue  # refused rather than published; the report still lists the page
+
+
+def _valid_images(images: tuple[str, ...]) -> tuple[str, ...]:
+    """The images a sitemap may carry (an image URL too long for it is left out)."""
+    return tuple(image for image in images[:MAX_IMAGES_PER_URL]
+                 if len(image) <= MAX_LOC_LENGTH)
 
 
 def _write_atomically(path: Path, data: bytes) -> None:

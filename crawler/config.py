@@ -77,6 +77,8 @@ class CrawlConfig:
     include: tuple[str, ...] = ()
     no_list: tuple[str, ...] = ()
     strip_params: tuple[str, ...] = ()
+    images: bool = False  # read each page's images for the image sitemap extension
+    hreflang: bool = True  # crawl in-scope hreflang alternates, so they can be verified
     # --header, --cookie, --auth: sent to the crawl's origin only; never shown
     credentials: Credentials = field(default_factory=Credentials)
 

@@ -220,16 +220,16 @@ class _Coordinator:
                 # loop, where every request in flight would wait for them.
                 return await anyio.to_thread.run_sync(
                     read_page, response, job.depth, self.token, datetime.now(UTC),
-                    self.ignoring, self.clean)
+                    self.ignoring, self.clean, self.config.images)
             return read_page(response, job.depth, self.token, datetime.now(UTC),
-                             self.ignoring, self.clean)
+                             self.ignoring, self.clean, self.config.images)
         except Exception as exc:  # one page never ends the crawl: it is that page's error
             return failed_page(response, job.depth, exc)
 
     def _with_validators(self, job: Job) -> Job:
         if self.state is None:
             return job
-        validators = self.state.validators(job.url)
+        validators = self.state.validators(job.url, images=self.config.images)
         return replace(job, validators=tuple(validators.items())) if validators else job
 
     def consider(self, url: str, depth: int, hops: int = 0, chain: tuple[str, ...] = ()) -> None:
@@ -296,6 +296,11 @@ class _Coordinator:
                 self.consider(target, job.depth)
         for link in outcome.links:
             self.consider(link, job.depth + 1)
+        if self.config.hreflang:
+            # Declared language versions are crawled like links, so the sitemap can
+            # name them only if they are real, listed pages (out of scope: never).
+            for _code, alternate in record.alternates:
+                self.consider(alternate, job.depth + 1)
         self.result.stats.queued = len(self.frontier)
         if self.state is not None:
             self.state.checkpoint()  # the page and what it queued: one transaction
@@ -303,10 +308,16 @@ class _Coordinator:
             self.on_record(record, self.result)
 
     def _keep_unlisted(self, record: PageRecord) -> None:
-        """--no-list: an indexable page that stays out of the sitemap. Applied after
-        the state has stored the page, so the state keeps what the page is."""
+        """--no-list: an indexable page that stays out of the sitemap; and the page's
+        same-origin images robots.txt disallows stay out of it. Applied after the
+        state has stored the page, so the state keeps what the page is."""
         if record.verdict is Verdict.LISTED and self.filters.unlisted(record.url):
             record.verdict = Verdict.NO_LIST
+        if record.images:
+            origin = self.scope.origin
+            record.images = tuple(image for image in record.images
+                                  if not image.startswith(origin + "/")
+                                  or self.policy.allows(image))
 
     def _count(self, record: PageRecord) -> None:
         stats = self.result.stats

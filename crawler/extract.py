@@ -26,6 +26,7 @@ _REFRESH = re.compile(
 )
 _LINK_HEADER = re.compile(r"<([^>]*)>((?:\s*;\s*[^;,]*)*)")
 _REL_PARAM = re.compile(r"""rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))""", re.IGNORECASE)
+_HREFLANG_PARAM = re.compile(r"""hreflang\s*=\s*(?:"([^"]*)"|([^\s;,]+))""", re.IGNORECASE)
 
 
 @dataclass(slots=True)
@@ -38,10 +39,14 @@ class PageFacts:
     directives: Directives = field(default_factory=Directives)
     refresh_to: str | None = None
     content_hash: bytes | None = None
+    # <link rel=alternate hreflang> in the head: (code as written, resolved URL or None)
+    alternates: list[tuple[str, str | None]] = field(default_factory=list)
+    images: list[str] = field(default_factory=list)  # with images=True only
 
 
 def extract(
-    html: str, page_url: str, token: str, *, fingerprint_ignoring: tuple[str, ...] | None = None
+    html: str, page_url: str, token: str, *, fingerprint_ignoring: tuple[str, ...] | None = None,
+    images: bool = False,
 ) -> PageFacts:
     """Read links, canonical, meta robots and meta refresh from a page.
 
@@ -82,9 +87,12 @@ def extract(
         attrs = node.attrs
         rel, href = attrs.get("rel"), attrs.get("href")
         parent = node.parent
-        if (rel and href is not None and parent is not None and parent.tag == "head"
-                and "canonical" in rel.lower().split()):
-            canonicals.add(resolve_link(base, href))
+        if rel and href is not None and parent is not None and parent.tag == "head":
+            rels = rel.lower().split()
+            if "canonical" in rels:
+                canonicals.add(resolve_link(base, href))
+            elif "alternate" in rels and (code := attrs.get("hreflang")) is not None:
+                facts.alternates.append((code.strip(), resolve_link(base, href)))
     if len(canonicals) == 1:
         facts.canonical = canonicals.pop()
 
@@ -106,7 +114,81 @@ def extract(
         _follow_refresh(refresh, base, facts, seen)
     if fingerprint_ignoring is not None:
         facts.content_hash = fingerprint(tree, fingerprint_ignoring)
+    if images:
+        facts.images = page_images(tree, base)
     return facts
+
+
+MAX_IMAGES = 1000
+
+
+def page_images(tree: LexborHTMLParser, base: str) -> list[str]:
+    """The page's images as Google reads them for image sitemaps: ``<img src>``, the
+    largest candidate of an ``srcset`` (on ``<img>`` and ``<picture><source>``);
+    absolute, each once, in page order, at most 1,000; ``data:`` URIs left out
+    (resolution refuses every scheme but http(s))."""
+    found: dict[str, None] = {}
+    for node in tree.css("img, picture source"):
+        attrs = node.attributes
+        for candidate in (attrs.get("src"), largest_candidate(attrs.get("srcset"))):
+            if candidate:
+                url = resolve_link(base, candidate)
+                if url is not None and url != base:
+                    found.setdefault(url)
+        if len(found) >= MAX_IMAGES:
+            break
+    return list(found)[:MAX_IMAGES]
+
+
+def srcset_candidates(srcset: str) -> list[tuple[str, str]]:
+    """(URL, descriptor) pairs of an ``srcset``, split the way the HTML standard does:
+    a URL is a run of non-space characters (commas inside it are its own); trailing
+    commas end it, else its descriptors run to the next comma."""
+    found: list[tuple[str, str]] = []
+    pos, n = 0, len(srcset)
+    while True:
+        while pos < n and (srcset[pos].isspace() or srcset[pos] == ","):
+            pos += 1
+        if pos >= n:
+            return found
+        start = pos
+        while pos < n and not srcset[pos].isspace():
+            pos += 1
+        url, descriptor = srcset[start:pos], ""
+        if url.endswith(","):
+            url = url.rstrip(",")
+        else:
+            start = pos
+            while pos < n and srcset[pos] != ",":
+                pos += 1
+            descriptor = srcset[start:pos].strip()
+        if url:
+            found.append((url, descriptor))
+
+
+def largest_candidate(srcset: str | None) -> str | None:
+    """The URL of an ``srcset``'s largest image: the widest ``w`` descriptor, else the
+    highest density ``x`` (none means 1x). An unparseable descriptor is skipped,
+    as browsers do."""
+    if not srcset:
+        return None
+    best: tuple[int, float] | None = None
+    chosen: str | None = None
+    for url, descriptor in srcset_candidates(srcset):
+        width, density = 0, 1.0
+        try:
+            if descriptor.endswith("w"):
+                width = int(descriptor[:-1])
+            elif descriptor.endswith("x"):
+                density = float(descriptor[:-1])
+            elif descriptor:
+                continue
+        except ValueError:
+            continue
+        key = (1, float(width)) if width else (0, density)
+        if best is None or key > best:
+            best, chosen = key, url
+    return chosen
 
 
 def _follow_refresh(content: str, base: str, facts: PageFacts, seen: set[str]) -> None:
@@ -120,6 +202,22 @@ def _follow_refresh(content: str, base: str, facts: PageFacts, seen: set[str]) -
     elif target is not None and target not in seen:
         seen.add(target)
         facts.links.append(target)
+
+
+def alternates_from_link_headers(values: Iterable[str], page_url: str
+                                 ) -> list[tuple[str, str | None]]:
+    """``Link: <…>; rel="alternate"; hreflang="…"`` (RFC 8288), as (code, URL)."""
+    found: list[tuple[str, str | None]] = []
+    for value in values:
+        for match in _LINK_HEADER.finditer(value):
+            params = match.group(2)
+            rels = [(rel.group(1) or rel.group(2) or "").lower().split()
+                    for rel in _REL_PARAM.finditer(params)]
+            code = _HREFLANG_PARAM.search(params)
+            if code and any("alternate" in rel for rel in rels):
+                found.append(((code.group(1) or code.group(2) or "").strip(),
+                              resolve_link(page_url, match.group(1).strip())))
+    return found
 
 
 def canonical_from_link_headers(values: Iterable[str], page_url: str) -> str | None:

@@ -14,7 +14,7 @@ from datetime import datetime
 from crawler.dates import trusted_lastmod
 from crawler.decode import decode_html
 from crawler.errors import ErrorKind
-from crawler.extract import canonical_from_link_headers, extract
+from crawler.extract import alternates_from_link_headers, canonical_from_link_headers, extract
 from crawler.http.fetch import Response
 from crawler.records import PageRecord, Verdict
 from crawler.robots import header_directives
@@ -81,6 +81,7 @@ def read_page(
     now: datetime,
     fingerprint_ignoring: tuple[str, ...] | None = None,
     clean: Callable[[str], str] | None = None,
+    images: bool = False,
 ) -> PageOutcome:
     """Turn one fetched URL into its record and onward URLs.
 
@@ -112,12 +113,13 @@ def read_page(
             else:
                 record.redirect_to = target
         elif response.body is not None:
-            _read_html(response, token, outcome, fingerprint_ignoring)
+            _read_html(response, token, outcome, fingerprint_ignoring, images)
     if clean is not None:
         for name in ("redirect_to", "refresh_to", "canonical"):
             value = getattr(record, name)
             if value is not None:
                 setattr(record, name, clean(value))
+        record.alternates = tuple((code, clean(url)) for code, url in record.alternates)
     record.verdict = judge(record)
     outcome.siblings = targets(record)
     return outcome
@@ -133,11 +135,17 @@ def failed_page(response: Response, depth: int, exc: Exception) -> PageOutcome:
 
 
 def _read_html(
-    response: Response, token: str, outcome: PageOutcome, ignoring: tuple[str, ...] | None
+    response: Response, token: str, outcome: PageOutcome, ignoring: tuple[str, ...] | None,
+    images: bool = False,
 ) -> None:
     record = outcome.record
     html = decode_html(response.body or b"", response.content_type)
-    facts = extract(html, record.url, token, fingerprint_ignoring=ignoring)
+    facts = extract(html, record.url, token, fingerprint_ignoring=ignoring, images=images)
+    declared = facts.alternates + alternates_from_link_headers(response.link, record.url)
+    record.alternates = tuple(dict.fromkeys(
+        (code, url) for code, url in declared if url is not None))
+    if images:
+        record.images = tuple(facts.images)
     outcome.content_hash = facts.content_hash
     record.noindex = record.noindex or facts.directives.noindex
     record.nofollow = record.nofollow or facts.directives.nofollow

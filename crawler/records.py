@@ -63,6 +63,10 @@ class PageRecord:
     verdict: Verdict = Verdict.ERROR
     # what went wrong, for an INTERNAL error: the only free text a record carries
     detail: str | None = None
+    # language versions the page declares (hreflang code as written, URL)
+    alternates: tuple[tuple[str, str], ...] = ()
+    # its images (with --images; None: not looked for)
+    images: tuple[str, ...] | None = None
 
 
 @dataclass(slots=True, frozen=True)

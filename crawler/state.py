@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import sqlite3
 import time
@@ -33,8 +34,9 @@ from crawler.errors import ConfigError, ErrorKind, StorageError
 from crawler.frontier import Job
 from crawler.records import PageRecord, SkippedUrl, Verdict
 
-# 1: the first; 2: each queued URL keeps its redirect chain (queue.chain)
-SCHEMA_VERSION = "2"
+# 1: the first; 2: each queued URL keeps its redirect chain (queue.chain);
+# 3: a page's hreflang alternates and images (pages.alternates, pages.images)
+SCHEMA_VERSION = "3"
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _WHAT_TO_DO = "use --state with another file, or delete it to start afresh"
 BATCH_RECORDS = 500
@@ -50,7 +52,7 @@ CREATE TABLE IF NOT EXISTS pages (
     content_hash BLOB, hash_changed_at INTEGER,
     canonical TEXT, redirect_to TEXT, refresh_to TEXT,
     noindex INTEGER NOT NULL, nofollow INTEGER NOT NULL, links_found INTEGER NOT NULL,
-    outlinks BLOB
+    outlinks BLOB, alternates TEXT, images TEXT
 );
 CREATE TABLE IF NOT EXISTS skipped (
     url_id INTEGER PRIMARY KEY, depth INTEGER NOT NULL, reason TEXT NOT NULL);
@@ -59,7 +61,12 @@ CREATE TABLE IF NOT EXISTS queue (
     depth INTEGER NOT NULL, hops INTEGER NOT NULL, chain BLOB);
 """
 # How a state file of each older schema is brought to the current one.
-_MIGRATIONS = {"1": "ALTER TABLE queue ADD COLUMN chain BLOB"}
+# (the table it changes, if that table exists yet; the statements)
+_MIGRATIONS = {
+    "1": ("queue", ["ALTER TABLE queue ADD COLUMN chain BLOB"]),
+    "2": ("pages", ["ALTER TABLE pages ADD COLUMN alternates TEXT",
+                    "ALTER TABLE pages ADD COLUMN images TEXT"]),
+}
 
 
 class StateError(ConfigError):
@@ -160,8 +167,10 @@ class CrawlState:
                 if stored.get("scope", scope_root) != scope_root:
                     raise refuse(f"belongs to a crawl of {stored['scope']}, not {scope_root}")
                 for step in range(int(version), int(SCHEMA_VERSION)):
-                    if "queue" in tables:
-                        db.execute(_MIGRATIONS[str(step)])
+                    table, statements = _MIGRATIONS[str(step)]
+                    if table in tables:
+                        for statement in statements:
+                            db.execute(statement)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.executescript(_SCHEMA)
@@ -315,9 +324,12 @@ class CrawlState:
                          (self._id(item.url), item.depth, item.reason.value))
 
     # --- pages ----------------------------------------------------------------------
-    def validators(self, url: str) -> dict[str, str]:
+    def validators(self, url: str, *, images: bool = False) -> dict[str, str]:
         """Conditional-request headers for a page that answered 200 before.
 
+        None when the stored page lacks what this run reads from pages (its
+        alternates, stored since schema 3; its images, when ``images`` is asked
+        for and an earlier run did not look): a 304 could not stand in for it.
         The page's row is kept for :meth:`previous`, which the answer will need:
         one primary-key read per URL instead of two joins.
         """
@@ -326,6 +338,8 @@ class CrawlState:
         if row is None:
             return headers
         self._rows[url] = row
+        if row[3] == 200 and (row[19] is None or (images and row[20] is None)):
+            return headers
         if row[3] == 200 and row[7]:
             headers["If-None-Match"] = row[7]
         if row[3] == 200 and row[8]:
@@ -365,13 +379,15 @@ class CrawlState:
             outlinks = zlib.compress(ids.tobytes(), 6)
         self._write(
             "INSERT OR REPLACE INTO pages VALUES "
-            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (url_id, self.run, record.depth, record.status, record.content_type,
              record.error.value if record.error else None, record.verdict.value,
              page.etag, page.last_modified, _epoch(record.lastmod), page.content_hash,
              _epoch(page.hash_changed_at), record.canonical, record.redirect_to,
              record.refresh_to, int(record.noindex), int(record.nofollow), record.links_found,
-             outlinks))
+             outlinks, json.dumps(record.alternates, separators=(",", ":")),
+             None if record.images is None else json.dumps(record.images,
+                                                            separators=(",", ":"))))
         self._write("DELETE FROM queue WHERE url_id = ?", (url_id,))
 
     def touch(self, url: str, depth: int, etag: str | None, last_modified: str | None) -> None:
@@ -385,13 +401,15 @@ class CrawlState:
     def _stored(self, url: str, row: tuple, *, with_links: bool = True) -> StoredPage:
         (_id, _run, depth, status, content_type, error, verdict, etag, last_modified, lastmod,
          content_hash, hash_changed_at, canonical, redirect_to, refresh_to, noindex, nofollow,
-         links_found, outlinks) = row
+         links_found, outlinks, alternates, images) = row
         record = PageRecord(
             url=url, depth=depth, status=status, content_type=content_type,
             lastmod=_moment(lastmod), error=ErrorKind(error) if error else None,
             redirect_to=redirect_to, refresh_to=refresh_to, canonical=canonical,
             noindex=bool(noindex), nofollow=bool(nofollow), links_found=links_found,
-            verdict=Verdict(verdict))
+            verdict=Verdict(verdict),
+            alternates=tuple(tuple(pair) for pair in json.loads(alternates or "[]")),
+            images=None if images is None else tuple(json.loads(images)))
         links: list[str] = []
         if outlinks and with_links:
             ids = array("I")

@@ -4,6 +4,8 @@ Knows nothing of HTTP or crawling: give it sorted :class:`SitemapEntry` values.
 """
 
 from sitemap_writer.entry import (
+    CHANGEFREQS,
+    MAX_IMAGES_PER_URL,
     MAX_LOC_LENGTH,
     MAX_SITEMAP_BYTES,
     MAX_URLS_PER_SITEMAP,
@@ -15,10 +17,14 @@ from sitemap_writer.index import INDEX_NAME
 from sitemap_writer.publish import ensure_output_dir, output_lock
 from sitemap_writer.robots_txt import with_sitemap_line
 from sitemap_writer.shards import smallest_shard_bytes
+from sitemap_writer.stylesheet import BUILTIN as BUILTIN_STYLESHEET
 from sitemap_writer.writer import WriteResult, normalize_base_url, write_sitemaps
 
 __all__ = [
+    "BUILTIN_STYLESHEET",
+    "CHANGEFREQS",
     "INDEX_NAME",
+    "MAX_IMAGES_PER_URL",
     "MAX_LOC_LENGTH",
     "MAX_SITEMAP_BYTES",
     "MAX_URLS_PER_SITEMAP",

@@ -26,25 +26,59 @@ _NOT_XML_CHAR = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010fff
 _ABSOLUTE = re.compile(r"https?://[^/?#\s]+", re.IGNORECASE)
 
 
+# sitemaps.org <changefreq>: "Valid values are" these seven
+CHANGEFREQS = ("always", "hourly", "daily", "weekly", "monthly", "yearly", "never")
+# Google's image sitemaps: "up to 1,000 images" per <url>
+MAX_IMAGES_PER_URL = 1000
+# hreflang: ISO 639-1 language (Google accepts 639-2 too), optional ISO 15924 script,
+# optional ISO 3166-1 alpha-2 region (or a UN M.49 area), or x-default
+HREFLANG = re.compile(r"x-default|[a-z]{2,3}(-[A-Z][a-z]{3})?(-([A-Z]{2}|[0-9]{3}))?")
+
+
 @dataclass(frozen=True, slots=True)
 class SitemapEntry:
-    """A ``<url>``: its location and, when known truthfully, its last modification."""
+    """A ``<url>``: its location and, when known truthfully, its last modification;
+    optionally its changefreq and priority, its language versions (hreflang code and
+    URL, itself included) and its images."""
 
     loc: str
     lastmod: datetime | None = None
+    changefreq: str | None = None
+    priority: float | None = None
+    alternates: tuple[tuple[str, str], ...] = ()
+    images: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if not _ABSOLUTE.match(self.loc):
-            raise InvalidEntry(f"<loc> must be an absolute http(s) URL: {self.loc!r}")
-        if len(self.loc) > MAX_LOC_LENGTH:
-            raise InvalidEntry(
-                f"<loc> must be under 2,048 characters ({len(self.loc)}): {self.loc[:80]}..."
-            )
-        if _NOT_XML_CHAR.search(self.loc) or any(c in self.loc for c in " \t\r\n"):
-            raise InvalidEntry(f"<loc> holds characters XML or URLs forbid: {self.loc!r}")
+        _check_url("<loc>", self.loc)
         if self.lastmod is not None and self.lastmod.tzinfo is None:
             raise InvalidEntry("lastmod must be timezone-aware, so it can be written in UTC")
+        if self.changefreq is not None and self.changefreq not in CHANGEFREQS:
+            raise InvalidEntry(f"<changefreq> must be one of {', '.join(CHANGEFREQS)}: "
+                               f"{self.changefreq!r}")
+        if self.priority is not None and not (
+                0.0 <= self.priority <= 1.0 and round(self.priority, 1) == self.priority):
+            raise InvalidEntry(f"<priority> must be 0.0 to 1.0 in steps of 0.1: "
+                               f"{self.priority!r}")
+        for code, href in self.alternates:
+            if not HREFLANG.fullmatch(code):
+                raise InvalidEntry(f"hreflang {code!r} is not a language[-Script][-REGION] "
+                                   "code or x-default")
+            _check_url("an hreflang href", href)
+        if len(self.images) > MAX_IMAGES_PER_URL:
+            raise InvalidEntry(f"{len(self.images)} images for {self.loc}: at most "
+                               f"{MAX_IMAGES_PER_URL}")
+        for image in self.images:
+            _check_url("<image:loc>", image)
 
     @property
     def lastmod_utc(self) -> datetime | None:
         return self.lastmod.astimezone(UTC) if self.lastmod is not None else None
+
+
+def _check_url(what: str, url: str) -> None:
+    if not _ABSOLUTE.match(url):
+        raise InvalidEntry(f"{what} must be an absolute http(s) URL: {url!r}")
+    if len(url) > MAX_LOC_LENGTH:
+        raise InvalidEntry(f"{what} must be under 2,048 characters ({len(url)}): {url[:80]}...")
+    if _NOT_XML_CHAR.search(url) or any(c in url for c in " \t\r\n"):
+        raise InvalidEntry(f"{what} holds characters XML or URLs forbid: {url!r}")

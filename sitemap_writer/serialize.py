@@ -12,11 +12,37 @@ from datetime import UTC, datetime
 from sitemap_writer.entry import SitemapEntry
 
 NAMESPACE = "http://www.sitemaps.org/schemas/sitemap/0.9"
+XHTML_NAMESPACE = "http://www.w3.org/1999/xhtml"
+IMAGE_NAMESPACE = "http://www.google.com/schemas/sitemap-image/1.1"
 XML_DECLARATION = b'<?xml version="1.0" encoding="UTF-8"?>\n'
 URLSET_HEAD = XML_DECLARATION + f'<urlset xmlns="{NAMESPACE}">\n'.encode()
 URLSET_FOOT = b"</urlset>\n"
 INDEX_HEAD = XML_DECLARATION + f'<sitemapindex xmlns="{NAMESPACE}">\n'.encode()
 INDEX_FOOT = b"</sitemapindex>\n"
+
+
+def stylesheet_pi(href: str | None) -> bytes:
+    """``<?xml-stylesheet?>``: how a browser shows the file to a person; search engines
+    ignore it."""
+    if href is None:
+        return b""
+    return f'<?xml-stylesheet type="text/xsl" href="{escape(href)}"?>\n'.encode()
+
+
+def urlset_head(*, alternates: bool = False, images: bool = False,
+                stylesheet: str | None = None) -> bytes:
+    """The head of a shard: the namespaces of the extensions it carries."""
+    names = f'xmlns="{NAMESPACE}"'
+    if alternates:
+        names += f' xmlns:xhtml="{XHTML_NAMESPACE}"'
+    if images:
+        names += f' xmlns:image="{IMAGE_NAMESPACE}"'
+    return XML_DECLARATION + stylesheet_pi(stylesheet) + f"<urlset {names}>\n".encode()
+
+
+def index_head(stylesheet: str | None = None) -> bytes:
+    return XML_DECLARATION + stylesheet_pi(stylesheet) + (
+        f'<sitemapindex xmlns="{NAMESPACE}">\n'.encode())
 
 # sitemaps.org "Entity escaping": & ' " > <
 _ESCAPES = str.maketrans(
@@ -38,6 +64,15 @@ def url_element(entry: SitemapEntry) -> bytes:
     inner = f"<loc>{escape(entry.loc)}</loc>"
     if lastmod is not None:
         inner += f"<lastmod>{w3c_datetime(lastmod)}</lastmod>"
+    if entry.changefreq is not None:
+        inner += f"<changefreq>{entry.changefreq}</changefreq>"
+    if entry.priority is not None:
+        inner += f"<priority>{entry.priority:.1f}</priority>"
+    for code, href in entry.alternates:
+        inner += (f'<xhtml:link rel="alternate" hreflang="{code}" '
+                  f'href="{escape(href)}"/>')
+    for image in entry.images:
+        inner += f"<image:image><image:loc>{escape(image)}</image:loc></image:image>"
     return f"<url>{inner}</url>\n".encode()
 
 

@@ -49,8 +49,10 @@ class Shard:
 class ShardWriter:
     """Writes shards into ``directory`` (a staging directory) as entries arrive."""
 
-    def __init__(self, directory: Path, *, compressed: bool, max_urls: int, max_bytes: int):
+    def __init__(self, directory: Path, *, compressed: bool, max_urls: int, max_bytes: int,
+                 head: bytes = URLSET_HEAD):
         self.directory = directory
+        self.head = head
         self.compressed = compressed
         self.max_urls = max_urls
         self.max_bytes = max_bytes
@@ -60,7 +62,7 @@ class ShardWriter:
 
     def add(self, entry: SitemapEntry) -> None:
         element = url_element(entry)
-        if len(URLSET_HEAD) + len(element) + len(URLSET_FOOT) > self.max_bytes:
+        if len(self.head) + len(element) + len(URLSET_FOOT) > self.max_bytes:
             raise LimitError(
                 f"one <url> for {entry.loc[:80]} does not fit in a sitemap of "
                 f"{self.max_bytes} bytes"
@@ -94,8 +96,8 @@ class ShardWriter:
             if self.compressed
             else self._raw
         )
-        self._out.write(URLSET_HEAD)
-        shard.size = len(URLSET_HEAD)
+        self._out.write(self.head)
+        shard.size = len(self.head)
         self.shards.append(shard)
         return shard
 

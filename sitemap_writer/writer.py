@@ -11,7 +11,9 @@ from sitemap_writer.errors import InvalidEntry, OutputError, SitemapError
 from sitemap_writer.index import INDEX_NAME, index_bytes
 from sitemap_writer.publish import Published, publish, staging, write_file
 from sitemap_writer.robots_txt import with_sitemap_line
+from sitemap_writer.serialize import urlset_head
 from sitemap_writer.shards import Shard, ShardWriter
+from sitemap_writer.stylesheet import BUILTIN, BUILTIN_XSL, STYLESHEET_NAME
 
 ROBOTS_NAME = "robots.txt"
 
@@ -56,12 +58,20 @@ def write_sitemaps(
     max_bytes: int = MAX_SITEMAP_BYTES,
     robots_txt: bytes | None = None,
     write_robots: bool = True,
+    alternates: bool = False,
+    images: bool = False,
+    stylesheet: str | None = None,
 ) -> WriteResult:
     """Write shards, the index and robots.txt into ``out_dir``, atomically.
 
     ``entries`` must be sorted by ``loc`` with no repeats (the caller owns
     the order; the writer streams and only checks it), and every ``loc`` must
     sit under ``base_url``'s directory, where the files will be served.
+    ``alternates`` and ``images`` declare the hreflang and image namespaces
+    on every shard (say so when any entry carries them). ``stylesheet`` is an
+    XSL URL for ``<?xml-stylesheet?>``, or ``"builtin"``: our own
+    ``sitemap.xsl``, written beside the sitemaps and named relatively (a
+    browser applies only a stylesheet of the sitemap's own origin).
     """
     if not 1 <= max_urls <= MAX_URLS_PER_SITEMAP:
         raise SitemapError(f"max URLs per sitemap must be 1..50000 (got {max_urls})")
@@ -71,17 +81,31 @@ def write_sitemaps(
     out = Path(out_dir)
     try:
         return _write(entries, out, base, compressed, max_urls, max_bytes, robots_txt,
-                      write_robots)
+                      write_robots, _Extras(alternates, images, stylesheet))
     except OSError as exc:  # a full disk, mostly: the staging directory is gone already
         raise OutputError(f"cannot write the sitemaps into {out}: {exc.strerror or exc}; "
                           "previous output kept") from None
 
 
+@dataclass(frozen=True, slots=True)
+class _Extras:
+    alternates: bool
+    images: bool
+    stylesheet: str | None
+
+    @property
+    def href(self) -> str | None:
+        return STYLESHEET_NAME if self.stylesheet == BUILTIN else self.stylesheet
+
+
 def _write(entries: Iterable[SitemapEntry], out: Path, base: str, compressed: bool,
            max_urls: int, max_bytes: int, robots_txt: bytes | None,
-           write_robots: bool) -> WriteResult:
+           write_robots: bool, extras: _Extras) -> WriteResult:
     with staging(out) as stage:
-        shards = ShardWriter(stage, compressed=compressed, max_urls=max_urls, max_bytes=max_bytes)
+        head = urlset_head(alternates=extras.alternates, images=extras.images,
+                           stylesheet=extras.href)
+        shards = ShardWriter(stage, compressed=compressed, max_urls=max_urls,
+                             max_bytes=max_bytes, head=head)
         previous = ""
         count = 0
         for entry in entries:
@@ -95,8 +119,11 @@ def _write(entries: Iterable[SitemapEntry], out: Path, base: str, compressed: bo
         written = shards.close()
         if not written:
             raise SitemapError("no URL to write: a sitemap must hold at least one <url>")
-        write_file(stage / INDEX_NAME, index_bytes(written, base))
+        write_file(stage / INDEX_NAME, index_bytes(written, base, extras.href))
         names = [shard.name for shard in written]
+        if extras.stylesheet == BUILTIN:
+            write_file(stage / STYLESHEET_NAME, BUILTIN_XSL)
+            names.append(STYLESHEET_NAME)
         if write_robots:
             write_file(stage / ROBOTS_NAME, with_sitemap_line(robots_txt, base + INDEX_NAME))
             names.append(ROBOTS_NAME)

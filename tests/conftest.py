@@ -9,7 +9,7 @@ import subprocess
 import sys
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,9 @@ FIXTURES_DIR = REPO / "fixtures" / "sites"
 # (../shared/schemas, beside a development checkout) as a cross-check when there.
 OWN_SCHEMAS = REPO / "tests" / "schemas"
 OFFICIAL_SCHEMAS = REPO.parent / "shared" / "schemas"
-NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9",
+      "xhtml": "http://www.w3.org/1999/xhtml",
+      "image": "http://www.google.com/schemas/sitemap-image/1.1"}
 
 
 @pytest.fixture(autouse=True)
@@ -107,20 +109,28 @@ class Written:
     index_locs: list[str]
     urls: list[tuple[str, str | None]]  # (loc, lastmod), in file order across shards
     shard_counts: list[int]
+    # per loc: its (hreflang, href) alternates and its image URLs, when it has any
+    alternates: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    images: dict[str, list[str]] = field(default_factory=dict)
+    changefreq: dict[str, str] = field(default_factory=dict)
+    priority: dict[str, str] = field(default_factory=dict)
 
     @property
     def locs(self) -> list[str]:
         return [loc for loc, _ in self.urls]
 
 
-def read_sitemaps(out: Path, base_url: str) -> Written:
-    """Parse and XSD-validate the index and every shard it names."""
-    index_schema, urlset_schema = _schema("siteindex"), _schema("sitemap")
+def read_sitemaps(out: Path, base_url: str, *, extensions: bool = False) -> Written:
+    """Parse and XSD-validate the index and every shard it names (with ``extensions``,
+    against the schema that checks hreflang and image elements too)."""
+    index_schema = _schema("siteindex")
+    urlset_schema = _schema("sitemap-extensions" if extensions else "sitemap")
     index = etree.fromstring((out / "sitemap_index.xml").read_bytes())
     index_schema.assertValid(index)
     index_locs = [el.text for el in index.findall("sm:sitemap/sm:loc", NS)]
     urls: list[tuple[str, str | None]] = []
     counts: list[int] = []
+    written = Written(index_locs, urls, counts)
     for loc in index_locs:
         assert loc.startswith(base_url), loc
         shard = etree.fromstring(read_xml(out / loc[len(base_url):]))
@@ -130,5 +140,18 @@ def read_sitemaps(out: Path, base_url: str) -> Written:
         for url in entries:
             lastmod = url.find("sm:lastmod", NS)
             when = lastmod.text if lastmod is not None else None
-            urls.append((url.find("sm:loc", NS).text, when))
-    return Written(index_locs, urls, counts)
+            where = url.find("sm:loc", NS).text
+            urls.append((where, when))
+            links = [(link.get("hreflang"), link.get("href"))
+                     for link in url.findall("xhtml:link", NS)]
+            if links:
+                written.alternates[where] = links
+            pictures = [image.text for image in url.findall("image:image/image:loc", NS)]
+            if pictures:
+                written.images[where] = pictures
+            for name, table in (("changefreq", written.changefreq),
+                                ("priority", written.priority)):
+                element = url.find(f"sm:{name}", NS)
+                if element is not None:
+                    table[where] = element.text
+    return written

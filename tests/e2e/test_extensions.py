@@ -1,0 +1,131 @@
+"""hreflang alternates, images and the stylesheet, end to end over a socket, checked against
+the extension schemas and read back with an independent parser."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import read_sitemaps, read_xml, run_cli
+from siteserver import RunningServer
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _crawl(tmp_path: Path, *options: str, state: Path | None = None, conditional: bool = False):
+    out, report = tmp_path / "out", tmp_path / "report.json"
+    extra = ["--state", str(state)] if state else []
+    with RunningServer("i18n", conditional=conditional) as site:
+        run = run_cli("crawl", site.url + "/", "--out", str(out), "--report", str(report),
+                      *options, *extra)
+        assert run.code == 0, run.stderr
+        written = read_sitemaps(out, site.url + "/", extensions=True)
+        return site, out, written, json.loads(report.read_text())
+
+
+def test_hreflang_alternates_are_verified_and_written(tmp_path: Path) -> None:
+    site, out, written, report = _crawl(tmp_path)
+    u = site.url
+    assert written.alternates[u + "/en/"] == [
+        ("de", u + "/de/"), ("en", u + "/en/"), ("pt-BR", u + "/pt/"), ("x-default", u + "/en/")]
+    assert written.alternates[u + "/de/"] == [
+        ("de", u + "/de/"), ("en", u + "/en/"), ("x-default", u + "/en/")]
+    # /pt/ declares its versions in a Link header only
+    assert written.alternates[u + "/pt/"] == [("en", u + "/en/"), ("pt-BR", u + "/pt/")]
+    # /fr/'s only other version (de) does not name it back: nothing to write
+    assert u + "/fr/" not in written.alternates and u + "/" not in written.alternates
+    problems = {(p["page"].removeprefix(u), p["hreflang"], p["reason"])
+                for p in report["hreflang"]}
+    assert problems == {
+        ("/en/", "fr", "hreflang-not-reciprocal"),
+        ("/en/", "es", "hreflang-not-listed"),
+        ("/en/", "ja", "hreflang-out-of-scope"),
+        ("/en/", "en-UK", "hreflang-invalid-code"),
+        ("/fr/", "de", "hreflang-not-reciprocal"),
+    }
+    # the out-of-scope alternate was never requested; the in-scope ones were crawled
+    assert "/ja/" not in site.paths() and "/pt/" in site.paths() and "/es/" in site.paths()
+    head = read_xml(out / "sitemap-00001.xml.gz")
+    assert b'xmlns:xhtml="http://www.w3.org/1999/xhtml"' in head
+    assert b"xmlns:image" not in head  # no --images
+
+
+def test_hreflang_external_writes_what_the_page_declares(tmp_path: Path) -> None:
+    site, _out, written, report = _crawl(tmp_path, "--hreflang-external")
+    assert ("ja", f"http://localhost:{site.port}/ja/") in written.alternates[site.url + "/en/"]
+    assert "hreflang-out-of-scope" not in {p["reason"] for p in report["hreflang"]}
+
+
+def test_no_hreflang_writes_none_and_keeps_the_plain_namespace(tmp_path: Path) -> None:
+    _site, out, written, report = _crawl(tmp_path, "--no-hreflang")
+    assert written.alternates == {} and report["hreflang"] == []
+    assert b"xmlns:xhtml" not in read_xml(out / "sitemap-00001.xml.gz")
+    read_sitemaps(out, _site.url + "/")  # valid against the plain sitemap schema too
+
+
+def test_images_are_listed_per_page(tmp_path: Path) -> None:
+    site, out, written, _report = _crawl(tmp_path, "--images")
+    u = site.url
+    assert written.images[u + "/en/"] == [
+        u + "/img/a.png", u + "/img/b-small.png", u + "/img/b-large.png", u + "/img/c.webp",
+        "https://cdn.example.net/hero.jpg"]  # no data:, no robots-disallowed, each once
+    assert written.images[u + "/de/"] == [u + "/img/a.png"]
+    assert u + "/fr/" not in written.images
+    assert not any(path.startswith("/img/") for path in site.paths())  # never requested
+    assert b'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"' in read_xml(
+        out / "sitemap-00001.xml.gz")
+
+
+def test_an_independent_parser_reads_alternates_and_images_back(tmp_path: Path) -> None:
+    from usp.tree import sitemap_tree_for_homepage
+
+    out, report = tmp_path / "out", tmp_path / "report.json"
+    with RunningServer("i18n") as site:
+        run = run_cli("crawl", site.url + "/", "--out", str(out), "--report", str(report),
+                      "--images")
+        assert run.code == 0, run.stderr
+        site.overlay = out
+        tree = sitemap_tree_for_homepage(site.url + "/", use_known_paths=False)
+        pages = {page.url: page for page in tree.all_pages()}
+    en = pages[site.url + "/en/"]
+    assert sorted((alt[0], alt[1]) for alt in en.alternates) == [
+        ("de", site.url + "/de/"), ("en", site.url + "/en/"), ("pt-BR", site.url + "/pt/"),
+        ("x-default", site.url + "/en/")]
+    assert sorted(image.loc for image in en.images) == sorted(
+        [site.url + p for p in ("/img/a.png", "/img/b-small.png", "/img/b-large.png",
+                                "/img/c.webp")] + ["https://cdn.example.net/hero.jpg"])
+
+
+def test_a_recrawl_of_304s_keeps_alternates_and_images(tmp_path: Path) -> None:
+    state, out = tmp_path / "state.db", tmp_path / "out"
+    with RunningServer("i18n", conditional=True) as site:
+        args = ("crawl", site.url + "/", "--out", str(out), "--images", "--state", str(state))
+        assert run_cli(*args).code == 0
+        first = read_sitemaps(out, site.url + "/", extensions=True)
+        before = {p.name: p.read_bytes() for p in out.iterdir()}
+        site.log.clear()
+        again = run_cli(*args)
+        assert again.code == 0, again.stderr
+        assert "4 not modified" in again.stderr or "5 not modified" in again.stderr
+        second = read_sitemaps(out, site.url + "/", extensions=True)
+    assert first.alternates and first.images
+    assert second.alternates == first.alternates and second.images == first.images
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_images_asked_for_later_are_read_even_where_pages_answer_304(tmp_path: Path) -> None:
+    """A page stored without its images cannot be stood in for by a 304 once --images is
+    asked for: it is fetched whole that once."""
+    state, out = tmp_path / "state.db", tmp_path / "out"
+    with RunningServer("i18n", conditional=True) as site:
+        args = ("crawl", site.url + "/", "--out", str(out), "--state", str(state))
+        assert run_cli(*args).code == 0
+        assert read_sitemaps(out, site.url + "/", extensions=True).images == {}
+        assert run_cli(*args, "--images").code == 0
+        assert site.url + "/en/" in read_sitemaps(out, site.url + "/", extensions=True).images
+        site.log.clear()
+        assert run_cli(*args, "--images").code == 0  # now stored: 304s again
+        assert all(hit.headers.get("if-none-match") for hit in site.log
+                   if hit.path in ("/en/", "/de/"))
+        assert site.url + "/en/" in read_sitemaps(out, site.url + "/", extensions=True).images
