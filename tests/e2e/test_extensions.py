@@ -129,3 +129,58 @@ def test_images_asked_for_later_are_read_even_where_pages_answer_304(tmp_path: P
         assert all(hit.headers.get("if-none-match") for hit in site.log
                    if hit.path in ("/en/", "/de/"))
         assert site.url + "/en/" in read_sitemaps(out, site.url + "/", extensions=True).images
+
+
+def test_builtin_stylesheet_shows_tables_in_a_real_browser(tmp_path: Path) -> None:
+    from browser import browser_page
+
+    out = tmp_path / "out"
+    shots = Path(__file__).resolve().parent.parent.parent / ".pytest_cache" / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    with RunningServer("i18n") as site:
+        run = run_cli("crawl", site.url + "/", "--out", str(out), "--images",
+                      "--stylesheet", "builtin", "--max-urls-per-sitemap", "3")
+        assert run.code == 0, run.stderr
+        assert (out / "sitemap.xsl").exists()
+        index = (out / "sitemap_index.xml").read_bytes()
+        assert b'<?xml-stylesheet type="text/xsl" href="sitemap.xsl"?>' in index
+        assert b'href="sitemap.xsl"' in read_xml(out / "sitemap-00001.xml.gz")
+        read_sitemaps(out, site.url + "/", extensions=True)  # still valid sitemaps
+        site.overlay = out
+        with browser_page() as page:
+            page.goto(site.url + "/sitemap_index.xml")
+            assert page.locator("h1").inner_text() == "Sitemap index"
+            assert page.locator("#count").inner_text() == "2"
+            rows = page.locator("#sitemaps tbody tr")
+            assert rows.count() == 2
+            assert rows.nth(0).locator("a").inner_text() == site.url + "/sitemap-00001.xml.gz"
+            page.screenshot(path=str(shots / "stylesheet-index.png"), full_page=True)
+            # a shard, uncompressed here so the browser can apply the stylesheet to it
+        run = run_cli("crawl", site.url + "/", "--out", str(out), "--images", "--no-gzip",
+                      "--stylesheet", "builtin")
+        assert run.code == 0, run.stderr
+        with browser_page() as page:
+            page.goto(site.url + "/sitemap-00001.xml")
+            assert page.locator("h1").inner_text() == "Sitemap"
+            assert page.locator("#count").inner_text() == "5"
+            urls = page.locator("#urls tbody tr")
+            assert urls.count() == 5
+            en = urls.filter(has_text="/en/").first
+            assert "de en pt-BR x-default" in en.inner_text()
+            headers = page.locator("#urls thead th").all_inner_texts()
+            assert headers == ["#", "URL", "Last modified", "Languages", "Images"]
+            page.screenshot(path=str(shots / "stylesheet-shard.png"), full_page=True)
+
+
+def test_stylesheet_url_is_named_and_nothing_else_written(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    with RunningServer("i18n") as site:
+        run = run_cli("crawl", site.url + "/", "--out", str(out), "--stylesheet",
+                      "https://static.example.com/sitemap.xsl?v=2&x=1")
+        assert run.code == 0, run.stderr
+        index = (out / "sitemap_index.xml").read_bytes()
+        assert (b'<?xml-stylesheet type="text/xsl" '
+                b'href="https://static.example.com/sitemap.xsl?v=2&amp;x=1"?>') in index
+        assert not (out / "sitemap.xsl").exists()
+        bad = run_cli("crawl", site.url + "/", "--out", str(out), "--stylesheet", "x y.xsl")
+        assert bad.code == 2 and "--stylesheet" in bad.stderr

@@ -78,3 +78,24 @@ def test_gzip_is_deterministic_and_shard_lastmod_is_newest(
     assert name == "sitemap-00001.xml.gz"
     assert (first / name).read_bytes() == (second / name).read_bytes()
     assert gzip.decompress((first / name).read_bytes()).startswith(URLSET_HEAD)
+
+
+def test_alternates_and_images_count_toward_the_byte_limit(tmp_path: Path) -> None:
+    from sitemap_writer.serialize import urlset_head
+
+    head = urlset_head(alternates=True, images=True)
+    items = [SitemapEntry(f"http://h/p{i}", alternates=(("de", f"http://h/de/p{i}"),
+                                                        ("en", f"http://h/p{i}")),
+                          images=tuple(f"http://cdn/i{i}-{k}.png" for k in range(5)))
+             for i in range(6)]
+    element = len(url_element(items[0]))
+    assert element > 300  # the extensions are in the element's size
+    limit = len(head) + 2 * element + len(URLSET_FOOT)
+    writer = ShardWriter(tmp_path, compressed=False, max_urls=50_000, max_bytes=limit,
+                         head=head)
+    for item in items:
+        writer.add(item)
+    shards = writer.close()
+    assert [shard.count for shard in shards] == [2, 2, 2]
+    assert all((tmp_path / shard.name).stat().st_size <= limit for shard in shards)
+    assert all(shard.size == (tmp_path / shard.name).stat().st_size for shard in shards)
