@@ -55,6 +55,7 @@ from crawler.config_file import load_defaults
 from crawler.credentials import REDACTED, Credentials, build_credentials
 from crawler.engine import crawl
 from crawler.errors import ConfigError, StartUrlError, StorageError
+from crawler.hints import Hints
 from crawler.hreflang import sitemap_alternates
 from crawler.progress import CrawlDisplay
 from crawler.records import CrawlResult, PageRecord
@@ -200,6 +201,12 @@ def _read_config(ctx: click.Context, _param: click.Parameter, value: Path | None
 @click.option("--stylesheet", metavar="URL|builtin",
               help="Add <?xml-stylesheet?> for this XSL URL to every sitemap, or 'builtin' "
               "to write our own sitemap.xsl beside them.")
+@click.option("--changefreq", multiple=True, metavar="PATTERN=WORD|observed",
+              help="<changefreq> by rule, first match winning, or 'observed' (needs --state): "
+              "from the content changes seen across runs (repeatable).")
+@click.option("--priority", multiple=True, metavar="PATTERN=0.8|depth",
+              help="<priority> by rule, first match winning, or 'depth': 1.0 at START_URL, "
+              "0.1 less a level (repeatable).")
 @click.option("--allow-shrink", is_flag=True,
               help="Publish even if the new sitemap lists under half the URLs of the old one.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no summary.")
@@ -319,7 +326,7 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
     if report_file is not None:
         _write_atomically(report_file, report_json(result, {
             "base_url": base, "hreflang": [asdict(problem) for problem in problems]}).encode())
-    entries = list(_entries(listed, alternates))
+    entries = list(_entries(listed, alternates, config.hints()))
     if not entries:
         raise Failure(explain_empty(result) + "; previous output kept", EXIT_START_URL)
     previous = published_url_count(out_dir)
@@ -342,7 +349,8 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
 
 
 def _config(start_url: str, options: dict[str, Any]) -> CrawlConfig:
-    for name in ("ignore_selectors", "exclude", "include", "no_list", "strip_params"):
+    for name in ("ignore_selectors", "exclude", "include", "no_list", "strip_params",
+                 "changefreq", "priority"):
         options[name] = tuple(options.get(name, ()))
     try:
         credentials = build_credentials(
@@ -372,11 +380,13 @@ def _base_url(base_url: str | None, scope: Scope) -> str:
     return base
 
 
-def _entries(records: list[PageRecord], alternates: dict[str, tuple[tuple[str, str], ...]]
-             ) -> Iterator[SitemapEntry]:
+def _entries(records: list[PageRecord], alternates: dict[str, tuple[tuple[str, str], ...]],
+             hints: Hints) -> Iterator[SitemapEntry]:
     for record in records:
         try:
             yield SitemapEntry(record.url, record.lastmod,
+                               changefreq=hints.changefreq(record),
+                               priority=hints.priority(record),
                                alternates=alternates.get(record.url, ()),
                                images=_valid_images(record.images or ()))
         except InvalidEntry:

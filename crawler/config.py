@@ -14,6 +14,7 @@ from crawler.credentials import Credentials
 from crawler.errors import ConfigError
 from crawler.filters import UrlFilters
 from crawler.fingerprint import check_selector
+from crawler.hints import OBSERVED, Hints, build_hints
 from crawler.lastmod import LASTMOD_MODES
 from crawler.urls import normalize_url
 
@@ -79,6 +80,8 @@ class CrawlConfig:
     strip_params: tuple[str, ...] = ()
     images: bool = False  # read each page's images for the image sitemap extension
     hreflang: bool = True  # crawl in-scope hreflang alternates, so they can be verified
+    changefreq: tuple[str, ...] = ()  # --changefreq rules (crawler.hints)
+    priority: tuple[str, ...] = ()  # --priority rules
     # --header, --cookie, --auth: sent to the crawl's origin only; never shown
     credentials: Credentials = field(default_factory=Credentials)
 
@@ -118,6 +121,9 @@ class CrawlConfig:
             if not check_selector(selector):
                 raise ConfigError(f"--ignore-selector {selector!r} is not a valid CSS selector")
         self.filters()  # an invalid pattern is refused here, naming it
+        if self.hints().observes and self.state_path is None:
+            raise ConfigError("--changefreq observed needs --state FILE: the changes it "
+                              "reports are the ones earlier runs saw")
         if not product_token(self.user_agent):
             raise ConfigError(
                 f"--user-agent {self.user_agent!r} must start with a product token "
@@ -132,10 +138,15 @@ class CrawlConfig:
         return UrlFilters(exclude=self.exclude, include=self.include, no_list=self.no_list,
                           strip_params=self.strip_params)
 
+    def hints(self) -> Hints:
+        return build_hints(self.changefreq, self.priority)
+
     @property
     def fingerprints(self) -> bool:
-        """Content fingerprints are only worth their cost when a state keeps them."""
-        return self.state_path is not None and self.lastmod == "auto"
+        """Content fingerprints are only worth their cost when a state keeps them, for
+        lastmod or for observed changefreq."""
+        return self.state_path is not None and (
+            self.lastmod == "auto" or OBSERVED in self.changefreq)
 
 
 def _positive(option: str, value: float) -> None:

@@ -12,7 +12,7 @@ from datetime import datetime
 
 from crawler.dates import trusted_lastmod
 from crawler.frontier import Job
-from crawler.lastmod import choose_lastmod, content_history
+from crawler.lastmod import choose_lastmod, content_history, median_interval
 from crawler.page import PageOutcome, targets
 from crawler.state import CrawlState, StoredPage
 
@@ -43,6 +43,10 @@ def remember(
     old_changed = previous.hash_changed_at if previous else None
     content_hash, changed = content_history(outcome.content_hash, old_hash, old_changed, run_time)
     record.lastmod = choose_lastmod(mode, record.lastmod, changed)
+    changes = previous.changes if previous else ()
+    if outcome.content_hash is not None and old_hash not in (None, outcome.content_hash):
+        changes = (*changes, int(run_time.timestamp()))
+    record.change_interval = median_interval(changes)
     state.save(StoredPage(record, outcome.etag, outcome.last_modified, content_hash, changed,
-                          outcome.links))
+                          outcome.links, changes=changes))
     return outcome, False

@@ -18,6 +18,7 @@ publishing inaccurate dates stop trusting all of them.
 from __future__ import annotations
 
 from datetime import datetime
+from itertools import pairwise
 
 LASTMOD_MODES = ("auto", "header", "none")
 
@@ -48,3 +49,13 @@ def content_history(
     if old_hash is None or old_hash == new_hash:
         return new_hash, old_changed
     return new_hash, now
+
+
+def median_interval(changes: tuple[int, ...]) -> float | None:
+    """The median number of seconds between observed content changes; ``None`` until
+    two changes were seen (one change tells when, not how often)."""
+    if len(changes) < 2:
+        return None
+    gaps = sorted(later - earlier for earlier, later in pairwise(changes))
+    middle = len(gaps) // 2
+    return float(gaps[middle]) if len(gaps) % 2 else (gaps[middle - 1] + gaps[middle]) / 2

@@ -67,6 +67,8 @@ class PageRecord:
     alternates: tuple[tuple[str, str], ...] = ()
     # its images (with --images; None: not looked for)
     images: tuple[str, ...] | None = None
+    # median seconds between the content changes the state has seen (two or more)
+    change_interval: float | None = None
 
 
 @dataclass(slots=True, frozen=True)

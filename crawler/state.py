@@ -32,16 +32,19 @@ from pathlib import Path
 
 from crawler.errors import ConfigError, ErrorKind, StorageError
 from crawler.frontier import Job
+from crawler.lastmod import median_interval
 from crawler.records import PageRecord, SkippedUrl, Verdict
 
 # 1: the first; 2: each queued URL keeps its redirect chain (queue.chain);
-# 3: a page's hreflang alternates and images (pages.alternates, pages.images)
+# 3: a page's hreflang alternates and images, and when its content was seen to
+#    change (pages.alternates, pages.images, pages.changes)
 SCHEMA_VERSION = "3"
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _WHAT_TO_DO = "use --state with another file, or delete it to start afresh"
 BATCH_RECORDS = 500
 BATCH_SECONDS = 2.0
 FAR_IDS_CACHED = 1024
+CHANGES_KEPT = 12
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS urls (id INTEGER PRIMARY KEY, url TEXT NOT NULL UNIQUE);
@@ -52,7 +55,7 @@ CREATE TABLE IF NOT EXISTS pages (
     content_hash BLOB, hash_changed_at INTEGER,
     canonical TEXT, redirect_to TEXT, refresh_to TEXT,
     noindex INTEGER NOT NULL, nofollow INTEGER NOT NULL, links_found INTEGER NOT NULL,
-    outlinks BLOB, alternates TEXT, images TEXT
+    outlinks BLOB, alternates TEXT, images TEXT, changes TEXT
 );
 CREATE TABLE IF NOT EXISTS skipped (
     url_id INTEGER PRIMARY KEY, depth INTEGER NOT NULL, reason TEXT NOT NULL);
@@ -65,7 +68,8 @@ CREATE TABLE IF NOT EXISTS queue (
 _MIGRATIONS = {
     "1": ("queue", ["ALTER TABLE queue ADD COLUMN chain BLOB"]),
     "2": ("pages", ["ALTER TABLE pages ADD COLUMN alternates TEXT",
-                    "ALTER TABLE pages ADD COLUMN images TEXT"]),
+                    "ALTER TABLE pages ADD COLUMN images TEXT",
+                    "ALTER TABLE pages ADD COLUMN changes TEXT"]),
 }
 
 
@@ -84,6 +88,8 @@ class StoredPage:
     hash_changed_at: datetime | None
     links: list[str] = field(default_factory=list)
     outlinks: bytes | None = None  # the packed ids ``links`` is decoded from
+    # when the content was seen to change (epoch seconds, the last CHANGES_KEPT)
+    changes: tuple[int, ...] = ()
 
 
 @dataclass(slots=True)
@@ -379,7 +385,7 @@ class CrawlState:
             outlinks = zlib.compress(ids.tobytes(), 6)
         self._write(
             "INSERT OR REPLACE INTO pages VALUES "
-            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (url_id, self.run, record.depth, record.status, record.content_type,
              record.error.value if record.error else None, record.verdict.value,
              page.etag, page.last_modified, _epoch(record.lastmod), page.content_hash,
@@ -387,7 +393,8 @@ class CrawlState:
              record.refresh_to, int(record.noindex), int(record.nofollow), record.links_found,
              outlinks, json.dumps(record.alternates, separators=(",", ":")),
              None if record.images is None else json.dumps(record.images,
-                                                            separators=(",", ":"))))
+                                                            separators=(",", ":")),
+             json.dumps(page.changes[-CHANGES_KEPT:]) if page.changes else None))
         self._write("DELETE FROM queue WHERE url_id = ?", (url_id,))
 
     def touch(self, url: str, depth: int, etag: str | None, last_modified: str | None) -> None:
@@ -401,7 +408,7 @@ class CrawlState:
     def _stored(self, url: str, row: tuple, *, with_links: bool = True) -> StoredPage:
         (_id, _run, depth, status, content_type, error, verdict, etag, last_modified, lastmod,
          content_hash, hash_changed_at, canonical, redirect_to, refresh_to, noindex, nofollow,
-         links_found, outlinks, alternates, images) = row
+         links_found, outlinks, alternates, images, changes) = row
         record = PageRecord(
             url=url, depth=depth, status=status, content_type=content_type,
             lastmod=_moment(lastmod), error=ErrorKind(error) if error else None,
@@ -410,13 +417,15 @@ class CrawlState:
             verdict=Verdict(verdict),
             alternates=tuple(tuple(pair) for pair in json.loads(alternates or "[]")),
             images=None if images is None else tuple(json.loads(images)))
+        seen_changes = tuple(json.loads(changes)) if changes else ()
+        record.change_interval = median_interval(seen_changes)
         links: list[str] = []
         if outlinks and with_links:
             ids = array("I")
             ids.frombytes(zlib.decompress(outlinks))
             links = self._urls(ids)
         return StoredPage(record, etag, last_modified, content_hash, _moment(hash_changed_at),
-                          links, outlinks)
+                          links, outlinks, seen_changes)
 
     def _resume_point(self) -> ResumePoint:
         records = [self._stored(url, tuple(row), with_links=False).record

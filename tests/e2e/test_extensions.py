@@ -184,3 +184,36 @@ def test_stylesheet_url_is_named_and_nothing_else_written(tmp_path: Path) -> Non
         assert not (out / "sitemap.xsl").exists()
         bad = run_cli("crawl", site.url + "/", "--out", str(out), "--stylesheet", "x y.xsl")
         assert bad.code == 2 and "--stylesheet" in bad.stderr
+
+
+def test_priority_and_changefreq_rules(tmp_path: Path) -> None:
+    _site, _out, written, _r = _crawl(tmp_path, "--priority", "/de/*=0.9", "--priority",
+                                      "depth", "--changefreq", "/en/*=weekly")
+    u = _site.url
+    assert written.priority == {u + "/": "1.0", u + "/de/": "0.9", u + "/en/": "0.9",
+                                u + "/fr/": "0.9", u + "/pt/": "0.8"}
+    assert written.changefreq == {u + "/en/": "weekly"}
+
+
+def test_observed_changefreq_after_two_changes_seen_across_runs(tmp_path: Path) -> None:
+    state, out = tmp_path / "state.db", tmp_path / "out"
+    page = {"headers": {"Content-Type": "text/html"}}
+    with RunningServer("i18n", {"/fr/": {**page, "body": "<p>version 1</p>"}}) as site:
+        args = ("crawl", site.url + "/", "--out", str(out), "--state", str(state),
+                "--changefreq", "observed")
+        seen: list[dict[str, str]] = []
+        for version in (2, 3):
+            assert run_cli(*args).code == 0
+            seen.append(read_sitemaps(out, site.url + "/", extensions=True).changefreq)
+            site.routes["/fr/"] = {**page, "body": f"<p>version {version}</p>"}
+        assert run_cli(*args).code == 0
+        seen.append(read_sitemaps(out, site.url + "/", extensions=True).changefreq)
+    # run 1: first sight; run 2: one change (when, not how often); run 3: two changes,
+    # seconds apart here, so "hourly"; unchanged pages get none, never "never"
+    assert seen == [{}, {}, {site.url + "/fr/": "hourly"}]
+
+
+def test_observed_changefreq_without_state_exits_2(tmp_path: Path) -> None:
+    run = run_cli("crawl", "http://127.0.0.1:9/", "--out", str(tmp_path),
+                  "--changefreq", "observed")
+    assert run.code == 2 and "needs --state" in run.stderr
