@@ -201,6 +201,9 @@ def _read_config(ctx: click.Context, _param: click.Parameter, value: Path | None
 @click.option("--stylesheet", metavar="URL|builtin",
               help="Add <?xml-stylesheet?> for this XSL URL to every sitemap, or 'builtin' "
               "to write our own sitemap.xsl beside them.")
+@click.option("--documents", multiple=True, metavar="EXT[,EXT…]",
+              help="List in-scope links to these document types (pdf, docx, …) when they "
+              "answer 200 with that content type; asked for with HEAD, never downloaded.")
 @click.option("--changefreq", multiple=True, metavar="PATTERN=WORD|observed",
               help="<changefreq> by rule, first match winning, or 'observed' (needs --state): "
               "from the content changes seen across runs (repeatable).")
@@ -350,7 +353,7 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
 
 def _config(start_url: str, options: dict[str, Any]) -> CrawlConfig:
     for name in ("ignore_selectors", "exclude", "include", "no_list", "strip_params",
-                 "changefreq", "priority"):
+                 "changefreq", "priority", "documents"):
         options[name] = tuple(options.get(name, ()))
     try:
         credentials = build_credentials(

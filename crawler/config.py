@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from crawler.__version__ import __version__
 from crawler.credentials import Credentials
+from crawler.documents import parse_documents
 from crawler.errors import ConfigError
 from crawler.filters import UrlFilters
 from crawler.fingerprint import check_selector
@@ -82,6 +83,7 @@ class CrawlConfig:
     hreflang: bool = True  # crawl in-scope hreflang alternates, so they can be verified
     changefreq: tuple[str, ...] = ()  # --changefreq rules (crawler.hints)
     priority: tuple[str, ...] = ()  # --priority rules
+    documents: tuple[str, ...] = ()  # --documents extensions, e.g. ("pdf",)
     # --header, --cookie, --auth: sent to the crawl's origin only; never shown
     credentials: Credentials = field(default_factory=Credentials)
 
@@ -121,6 +123,7 @@ class CrawlConfig:
             if not check_selector(selector):
                 raise ConfigError(f"--ignore-selector {selector!r} is not a valid CSS selector")
         self.filters()  # an invalid pattern is refused here, naming it
+        object.__setattr__(self, "documents", parse_documents(self.documents))
         if self.hints().observes and self.state_path is None:
             raise ConfigError("--changefreq observed needs --state FILE: the changes it "
                               "reports are the ones earlier runs saw")

@@ -20,6 +20,7 @@ import anyio.to_thread
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from crawler.config import CrawlConfig
+from crawler.documents import HEAD_REFUSED, content_types, extension
 from crawler.errors import CrawlerError, StartUrlError
 from crawler.filters import UrlFilters
 from crawler.frontier import Frontier, Job
@@ -44,6 +45,10 @@ THREAD_ABOVE = 256 * 1024
 # RFC 9309 §2.5: parse at least the first 500 KiB, whatever --max-page-bytes says.
 ROBOTS_MAX_BYTES = 512 * 1024
 ProgressCallback = Callable[[PageRecord, CrawlResult], None]
+
+
+def _no_body(_status: int, _content_type: str | None) -> bool:
+    return False
 
 
 async def crawl(
@@ -168,6 +173,7 @@ class _Coordinator:
         self.ignoring = config.ignore_selectors if config.fingerprints else None
         self.token = config.robots_token  # derived by a regex: once, not per page
         self.outside = OutsideLinks()
+        self.documents = content_types(config.documents)
         self._origins: dict[str, Verdict] = {}
         if state is not None:  # the sketches are committed with the pages that fed them
             state.extra_meta = lambda: {"outside": self.outside.dump()}
@@ -212,17 +218,29 @@ class _Coordinator:
             self.frontier.restore(job.url, job=job)
 
     async def fetch(self, job: Job) -> PageOutcome:
-        response = await self.fetcher.fetch(job.url, want_body=wants_body,
-                                            headers=job.validators or None)
+        if self.documents and extension(job.url) in self.config.documents:
+            # judged from its headers alone: HEAD, or a GET left unread where HEAD is refused
+            response = await self.fetcher.fetch(job.url, want_body=_no_body, method="HEAD",
+                                                headers=job.validators or None)
+            if response.status in HEAD_REFUSED:
+                response = await self.fetcher.fetch(job.url, want_body=_no_body,
+                                                    headers=job.validators or None)
+            if wants_body(response.status or 0, response.content_type):
+                # an HTML page behind a document's name: read as the page it is
+                response = await self.fetcher.fetch(job.url, want_body=wants_body,
+                                                    headers=job.validators or None)
+        else:
+            response = await self.fetcher.fetch(job.url, want_body=wants_body,
+                                                headers=job.validators or None)
         try:
             if response.body is not None and len(response.body) > THREAD_ABOVE:
                 # Megabytes of HTML take tens of milliseconds or more to parse: off the
                 # loop, where every request in flight would wait for them.
                 return await anyio.to_thread.run_sync(
                     read_page, response, job.depth, self.token, datetime.now(UTC),
-                    self.ignoring, self.clean, self.config.images)
+                    self.ignoring, self.clean, self.config.images, self.documents)
             return read_page(response, job.depth, self.token, datetime.now(UTC),
-                             self.ignoring, self.clean, self.config.images)
+                             self.ignoring, self.clean, self.config.images, self.documents)
         except Exception as exc:  # one page never ends the crawl: it is that page's error
             return failed_page(response, job.depth, exc)
 

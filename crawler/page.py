@@ -55,15 +55,17 @@ def targets(record: PageRecord) -> list[str]:
     return found
 
 
-def judge(record: PageRecord) -> Verdict:
-    """Is this page listed in the sitemap, and if not, why?"""
+def judge(record: PageRecord, documents: frozenset[str] = frozenset()) -> Verdict:
+    """Is this page listed in the sitemap, and if not, why? ``documents``: the
+    content types (``--documents``) listed like pages."""
     if record.error is not None:
         return Verdict.ERROR
     if record.status in REDIRECT_STATUSES:
         return Verdict.REDIRECT
     if record.status != 200:
         return Verdict.NOT_OK
-    if mime_type(record.content_type) not in HTML_TYPES:
+    mime = mime_type(record.content_type)
+    if mime not in HTML_TYPES and mime not in documents:
         return Verdict.NOT_HTML
     if record.refresh_to is not None:
         return Verdict.REFRESH
@@ -82,6 +84,7 @@ def read_page(
     fingerprint_ignoring: tuple[str, ...] | None = None,
     clean: Callable[[str], str] | None = None,
     images: bool = False,
+    documents: frozenset[str] = frozenset(),
 ) -> PageOutcome:
     """Turn one fetched URL into its record and onward URLs.
 
@@ -114,13 +117,16 @@ def read_page(
                 record.redirect_to = target
         elif response.body is not None:
             _read_html(response, token, outcome, fingerprint_ignoring, images)
+        elif mime_type(response.content_type) in documents:
+            # a PDF can name its canonical only in a header (Google reads it there)
+            record.canonical = canonical_from_link_headers(response.link, url)
     if clean is not None:
         for name in ("redirect_to", "refresh_to", "canonical"):
             value = getattr(record, name)
             if value is not None:
                 setattr(record, name, clean(value))
         record.alternates = tuple((code, clean(url)) for code, url in record.alternates)
-    record.verdict = judge(record)
+    record.verdict = judge(record, documents)
     outcome.siblings = targets(record)
     return outcome
 

@@ -173,7 +173,20 @@ def _handler(site: SiteServer) -> type[BaseHTTPRequestHandler]:
                     return
             self._send(status, headers, body)
 
-        def _send(self, status: int, headers: dict[str, str], body: bytes) -> None:
+        def do_HEAD(self) -> None:
+            """The GET's status and headers without its body; a route with
+            ``"head": 405`` refuses HEAD as some servers do."""
+            site.log.append(Hit("HEAD", self.path, {k.lower(): v for k, v in self.headers.items()},
+                                time.monotonic(), self.client_address[1]))
+            route = route_for(site, self.path)
+            if route.get("head"):
+                self._send(route["head"], {"Allow": "GET"}, b"", body_too=False)
+                return
+            status, headers, body = resolve(site, self.path, route)
+            self._send(status, headers, body, body_too=False)
+
+        def _send(self, status: int, headers: dict[str, str], body: bytes,
+                  *, body_too: bool = True) -> None:
             self.send_response(status)
             for name, value in headers.items():
                 for item in value if isinstance(value, list) else [value]:
@@ -181,7 +194,8 @@ def _handler(site: SiteServer) -> type[BaseHTTPRequestHandler]:
             if status != 304:
                 self.send_header("Content-Length", str(len(body)))
             self.end_headers()
-            self.wfile.write(body)
+            if body_too:
+                self.wfile.write(body)
 
         # --- hostile behaviours --------------------------------------------
         def _drip(self, route: dict[str, Any]) -> None:

@@ -121,6 +121,7 @@ class Fetcher:
         max_bytes: int | None = None,
         truncate: bool = False,
         headers: tuple[tuple[str, str], ...] | dict[str, str] | None = None,
+        method: str = "GET",
     ) -> Response:
         """GET ``url`` with retries; read the body only if ``want_body(status, type)``.
 
@@ -137,7 +138,7 @@ class Fetcher:
                 # asyncio's own timeout: both transports run on asyncio, and it costs
                 # a third less than a cancel scope, once per request.
                 async with asyncio.timeout(self.config.timeout):
-                    await self._attempt(response, want_body, limit, extra, truncate)
+                    await self._attempt(response, want_body, limit, extra, truncate, method)
             except TimeoutError:
                 response.error, response.body = ErrorKind.TIMEOUT, None
             response.attempts = attempt
@@ -169,10 +170,11 @@ class Fetcher:
         limit: int,
         extra: tuple[tuple[str, str], ...] | None,
         truncate: bool = False,
+        method: str = "GET",
     ) -> None:
         transport = self._transport
         assert transport is not None, "use the Fetcher as an async context manager"
-        request = self._requests.get(result.url, extra)
+        request = self._requests.get(result.url, extra, method)
         if self.cookies:
             self.cookies.set_cookie_header(request)
         if self._user_cookie and self._requests.own(result.url):
@@ -192,7 +194,7 @@ class Fetcher:
                 answer.request = request
                 self.cookies.extract_cookies(answer)
             status = result.status = answer.status_code
-            if want_body(status, result.content_type):
+            if method != "HEAD" and want_body(status, result.content_type):
                 inflater = Inflater(encoding, limit, truncate=truncate)
                 parts = []
                 async for raw in answer.aiter_raw():
@@ -200,7 +202,8 @@ class Fetcher:
                     if inflater.full:
                         break
                 result.body = b"".join(parts)
-            elif status in (204, 304) or _small(answer.headers.get("content-length")):
+            elif (status in (204, 304) or method == "HEAD"
+                  or _small(answer.headers.get("content-length"))):
                 # Reading a short 404 or redirect body (or a 304's nothing) to its
                 # end keeps the connection alive; closing it unread would cost a new
                 # one. Dropped unread, so straight from the transport's stream.

@@ -50,17 +50,18 @@ class RequestFactory:
                 return made
         return httpx.URL(url)
 
-    def get(self, url: str, extra: tuple[tuple[str, str], ...] | None = None) -> httpx.Request:
-        """A GET of the normalised ``url``; ``extra`` headers (validators) are added.
-        Private headers are sent only if ``url`` is on the origin."""
+    def get(self, url: str, extra: tuple[tuple[str, str], ...] | None = None,
+            method: str = "GET") -> httpx.Request:
+        """A GET (or HEAD) of the normalised ``url``; ``extra`` headers (validators) are
+        added. Private headers are sent only if ``url`` is on the origin."""
         own = self.own(url)
         if extra and not all(value.isascii() for _, value in extra):
             # A stored ETag may hold any latin-1 byte: sent as that byte.
             raw = (self._own_raw if own else self._public_raw) + [
                 (name.encode("latin-1"), value.encode("latin-1", "replace"))
                 for name, value in extra]
-            return httpx.Request("GET", self.url(url), headers=raw, stream=_NO_BODY)
-        request = httpx.Request("GET", self.url(url),
+            return httpx.Request(method, self.url(url), headers=raw, stream=_NO_BODY)
+        request = httpx.Request(method, self.url(url),
                                 headers=self._own_headers if own else self._public_headers,
                                 stream=_NO_BODY)
         for name, value in extra or ():
