@@ -16,7 +16,9 @@ from crawler.dates import EARLIEST_TRUSTED
 from crawler.records import CrawlResult, PageRecord, Verdict
 
 # 2: top-level crawl_delay; a row's detail for an internal-error
-# 3: totals.outside_scope; out-of-scope URLs listed as rows up to 1,000 per reason
+# 3: totals.outside_scope; out-of-scope URLs listed as rows up to 1,000 per reason;
+#    reasons excluded, not-included, no-list; from the CLI a top-level "hreflang" list
+#    of declared alternates left out of the sitemap
 REPORT_VERSION = 3
 
 
