@@ -23,8 +23,9 @@ import sys
 import time
 from pathlib import Path
 
-from bench import WORK, Nginx
 from gen_site import build
+
+from bench import WORK, Nginx
 
 PORT = 18650
 VARIANTS = {"baseline (--no-hreflang)": ["--no-hreflang"], "hreflang (default)": [],

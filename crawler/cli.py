@@ -15,6 +15,7 @@ code  meaning
 4     output directory not writable
 5     the new sitemap would list under half the URLs of the one in
       --out (an outage or a login wall?); ``--allow-shrink`` overrides
+6     ``audit --fail-on``: a named finding is present (reports written)
 130   interrupted (SIGINT/SIGTERM); the previous output is kept
 ====  ===========================================================
 """
@@ -55,11 +56,12 @@ from crawler.config_file import load_defaults
 from crawler.credentials import REDACTED, Credentials, build_credentials
 from crawler.engine import crawl
 from crawler.errors import ConfigError, StartUrlError, StorageError
+from crawler.findings import FINDINGS, findings
 from crawler.hints import Hints
 from crawler.hreflang import sitemap_alternates
 from crawler.progress import CrawlDisplay
 from crawler.records import CrawlResult, PageRecord
-from crawler.report import explain_empty, report_json
+from crawler.report import explain_empty, report_csv, report_json
 from crawler.scope import Scope
 from crawler.state import mark_published
 from crawler.urls import normalize_url
@@ -85,6 +87,7 @@ from sitemap_writer import (
 )
 
 EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE, EXIT_START_URL, EXIT_OUTPUT, EXIT_SHRINK = 0, 1, 2, 3, 4, 5
+EXIT_FINDINGS = 6
 EXIT_INTERRUPTED = 130
 _ABSOLUTE_OR_PATH = re.compile(r"(https?://[^\s\"<>]+|/[^\s\"<>]*)\Z", re.IGNORECASE)
 # The command line as given, to print the exact command that resumes a run.
@@ -117,104 +120,124 @@ def _read_config(ctx: click.Context, _param: click.Parameter, value: Path | None
         ctx.default_map = load_defaults(value, ctx.command)
 
 
+# Options of every command that crawls (crawl and audit), in --help order.
+_CRAWL_OPTIONS = [
+    click.option("--config", type=click.Path(dir_okay=False, path_type=Path), is_eager=True,
+                  expose_value=False, callback=_read_config,
+                  help="TOML file of options by their long names (max-pages = 5000, "
+                  "exclude = [\"/cart/*\"]); the command line wins over it."),
+    click.option("--prefix", help="Only crawl paths under this prefix "
+                  "[default: START_URL's path up to its last '/']."),
+    click.option("--concurrency", type=int, default=DEFAULT_CONCURRENCY, show_default=True,
+                  help="Requests in flight at once (and the connection pool size)."),
+    click.option("--http2", is_flag=True,
+                  help="Use HTTP/2 where an https site offers it: one connection carrying "
+                  "--concurrency streams (plain http stays HTTP/1.1)."),
+    click.option("--timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True,
+                  help="Total seconds allowed per request, body included."),
+    click.option("--max-pages", type=int, help="Fetch at most this many URLs."),
+    click.option("--max-depth", type=int, help="Follow links at most this deep (start URL = 0)."),
+    click.option("--user-agent", default=DEFAULT_USER_AGENT, show_default=True,
+                  help="User-Agent header; its leading token is matched in robots.txt."),
+    click.option("--ignore-robots", is_flag=True, help="Do not fetch or obey robots.txt."),
+    click.option("--max-page-bytes", type=int, default=DEFAULT_MAX_PAGE_BYTES, show_default=True,
+                  help="Larger pages (after decompression) are recorded as too large."),
+    click.option("--retries", type=int, default=DEFAULT_RETRIES, show_default=True,
+                  help="Retries for timeouts, connection errors, 429 and 5xx."),
+    click.option("--rate", type=float, help="At most this many requests per second."),
+    click.option("--delay", type=float, default=0.0, show_default=True,
+                  help="At least this many seconds between request starts."),
+    click.option("--max-retry-after", type=float, default=DEFAULT_MAX_RETRY_AFTER,
+                  show_default=True, help="Cap on a server's Retry-After, in seconds."),
+    click.option("--max-crawl-delay", type=float, default=DEFAULT_MAX_CRAWL_DELAY,
+                  show_default=True, help="Cap on a robots.txt Crawl-delay, in seconds."),
+    click.option("--max-query-variants", type=int, default=DEFAULT_MAX_QUERY_VARIANTS,
+                  show_default=True, help="Distinct query strings crawled per path."),
+    click.option("--state", "state_path", type=click.Path(dir_okay=False),
+                  help="SQLite file that remembers validators, fingerprints and links "
+                  "between runs."),
+    click.option("--resume", is_flag=True, help="Continue the interrupted run kept in --state."),
+    click.option("--lastmod", type=click.Choice(["auto", "header", "none"]), default="auto",
+                  show_default=True, help="auto: Last-Modified, else (with --state) when the "
+                  "content last changed; header: Last-Modified only; none: no lastmod."),
+    click.option("--ignore-selector", "ignore_selectors", multiple=True, metavar="CSS",
+                  help="Leave matching elements out of change detection (repeatable)."),
+    click.option("--exclude", multiple=True, metavar="PATTERN",
+                  help="Never request or list matching URLs (repeatable; PATTERN: see above)."),
+    click.option("--include", multiple=True, metavar="PATTERN",
+                  help="Request only matching URLs, and START_URL (repeatable)."),
+    click.option("--no-list", multiple=True, metavar="PATTERN",
+                  help="Request matching URLs and follow their links, but never list them "
+                  "(repeatable)."),
+    click.option("--strip-param", "strip_params", multiple=True, metavar="NAME",
+                  help="Remove this query parameter (a glob: utm_*) from every URL before "
+                  "de-duplication and before the request (repeatable)."),
+    click.option("--header", "headers", multiple=True, metavar="'NAME: VALUE'",
+                  help="Send this header to the crawled site's origin only (repeatable)."),
+    click.option("--cookie", "cookies", multiple=True, metavar="NAME=VALUE",
+                  help="Send this cookie to the crawled site's origin only (repeatable)."),
+    click.option("--auth", metavar="USER:PASSWORD",
+                  help="HTTP Basic credentials for the crawled site's origin (visible in ps: "
+                  "prefer --auth-env)."),
+    click.option("--auth-env", metavar="VAR",
+                  help="Read USER:PASSWORD for HTTP Basic from this environment variable."),
+    click.option("--hreflang/--no-hreflang", default=True, show_default=True,
+                  help="Write the hreflang alternates pages declare (verified: listed and "
+                  "reciprocal) into the sitemap."),
+    click.option("--images", is_flag=True,
+                  help="List each page's images (img src, the largest srcset candidate, "
+                  "picture sources) with the image sitemap extension."),
+    click.option("--documents", multiple=True, metavar="EXT[,EXT…]",
+                  help="List in-scope links to these document types (pdf, docx, …) when they "
+                  "answer 200 with that content type; asked for with HEAD, never downloaded."),
+    click.option("-q", "--quiet", is_flag=True, help="No progress and no summary."),
+    click.option("-v", "--verbose", is_flag=True, help="Log every request (URL, status, time)."),
+    click.option("--debug", is_flag=True, help="Show tracebacks of unexpected errors."),
+]
+# Options of the sitemaps crawl writes.
+_SITEMAP_OPTIONS = [
+    click.option("--out", "out_dir", required=True, type=click.Path(path_type=Path),
+                  help="Directory to write the sitemaps, index and robots.txt into."),
+    click.option("--base-url", help="Public URL where --out is served "
+                  "[default: scheme://host[:port] + prefix]."),
+    click.option("--max-urls-per-sitemap", type=int, default=MAX_URLS_PER_SITEMAP,
+                  show_default=True, help="URLs per shard (1..50000)."),
+    click.option("--max-bytes-per-sitemap", type=int, default=MAX_SITEMAP_BYTES,
+                  show_default=True, help="Uncompressed bytes per shard (at most 52428800)."),
+    click.option("--gzip/--no-gzip", "compressed", default=True, show_default=True,
+                  help="Write shards as .xml.gz or plain .xml."),
+    click.option("--hreflang-external", is_flag=True,
+                  help="Also write alternates outside the crawl's scope, as pages declare them "
+                  "(they cannot be verified)."),
+    click.option("--stylesheet", metavar="URL|builtin",
+                  help="Add <?xml-stylesheet?> for this XSL URL to every sitemap, or 'builtin' "
+                  "to write our own sitemap.xsl beside them."),
+    click.option("--changefreq", multiple=True, metavar="PATTERN=WORD|observed",
+                  help="<changefreq> by rule, first match winning, or 'observed' (needs --state): "
+                  "from the content changes seen across runs (repeatable)."),
+    click.option("--priority", multiple=True, metavar="PATTERN=0.8|depth",
+                  help="<priority> by rule, first match winning, or 'depth': 1.0 at START_URL, "
+                  "0.1 less a level (repeatable)."),
+    click.option("--allow-shrink", is_flag=True,
+                  help="Publish even if the new sitemap lists under half the URLs of the old one."),
+]
+
+
+def _with(options: list[Any]) -> Any:
+    """Apply click options in list order (decorators apply bottom-up)."""
+    def decorate(function: Any) -> Any:
+        for option in reversed(options):
+            function = option(function)
+        return function
+    return decorate
+
+
 @cli.command("crawl")
 @click.argument("start_url")
-@click.option("--config", type=click.Path(dir_okay=False, path_type=Path), is_eager=True,
-              expose_value=False, callback=_read_config,
-              help="TOML file of options by their long names (max-pages = 5000, "
-              "exclude = [\"/cart/*\"]); the command line wins over it.")
-@click.option("--out", "out_dir", required=True, type=click.Path(path_type=Path),
-              help="Directory to write the sitemaps, index and robots.txt into.")
-@click.option("--prefix", help="Only crawl paths under this prefix "
-              "[default: START_URL's path up to its last '/'].")
-@click.option("--base-url", help="Public URL where --out is served "
-              "[default: scheme://host[:port] + prefix].")
-@click.option("--concurrency", type=int, default=DEFAULT_CONCURRENCY, show_default=True,
-              help="Requests in flight at once (and the connection pool size).")
-@click.option("--http2", is_flag=True,
-              help="Use HTTP/2 where an https site offers it: one connection carrying "
-              "--concurrency streams (plain http stays HTTP/1.1).")
-@click.option("--timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True,
-              help="Total seconds allowed per request, body included.")
-@click.option("--max-pages", type=int, help="Fetch at most this many URLs.")
-@click.option("--max-depth", type=int, help="Follow links at most this deep (start URL = 0).")
-@click.option("--user-agent", default=DEFAULT_USER_AGENT, show_default=True,
-              help="User-Agent header; its leading token is matched in robots.txt.")
-@click.option("--ignore-robots", is_flag=True, help="Do not fetch or obey robots.txt.")
-@click.option("--max-urls-per-sitemap", type=int, default=MAX_URLS_PER_SITEMAP,
-              show_default=True, help="URLs per shard (1..50000).")
-@click.option("--max-bytes-per-sitemap", type=int, default=MAX_SITEMAP_BYTES,
-              show_default=True, help="Uncompressed bytes per shard (at most 52428800).")
-@click.option("--gzip/--no-gzip", "compressed", default=True, show_default=True,
-              help="Write shards as .xml.gz or plain .xml.")
-@click.option("--report", "report_file", type=click.Path(path_type=Path),
-              help="Write a JSON audit report: every URL seen and why it is or is not listed.")
-@click.option("--max-page-bytes", type=int, default=DEFAULT_MAX_PAGE_BYTES, show_default=True,
-              help="Larger pages (after decompression) are recorded as too large.")
-@click.option("--retries", type=int, default=DEFAULT_RETRIES, show_default=True,
-              help="Retries for timeouts, connection errors, 429 and 5xx.")
-@click.option("--rate", type=float, help="At most this many requests per second.")
-@click.option("--delay", type=float, default=0.0, show_default=True,
-              help="At least this many seconds between request starts.")
-@click.option("--max-retry-after", type=float, default=DEFAULT_MAX_RETRY_AFTER,
-              show_default=True, help="Cap on a server's Retry-After, in seconds.")
-@click.option("--max-crawl-delay", type=float, default=DEFAULT_MAX_CRAWL_DELAY,
-              show_default=True, help="Cap on a robots.txt Crawl-delay, in seconds.")
-@click.option("--max-query-variants", type=int, default=DEFAULT_MAX_QUERY_VARIANTS,
-              show_default=True, help="Distinct query strings crawled per path.")
-@click.option("--state", "state_path", type=click.Path(dir_okay=False),
-              help="SQLite file that remembers validators, fingerprints and links between runs.")
-@click.option("--resume", is_flag=True, help="Continue the interrupted run kept in --state.")
-@click.option("--lastmod", type=click.Choice(["auto", "header", "none"]), default="auto",
-              show_default=True, help="auto: Last-Modified, else (with --state) when the "
-              "content last changed; header: Last-Modified only; none: no lastmod.")
-@click.option("--ignore-selector", "ignore_selectors", multiple=True, metavar="CSS",
-              help="Leave matching elements out of change detection (repeatable).")
-@click.option("--exclude", multiple=True, metavar="PATTERN",
-              help="Never request or list matching URLs (repeatable; PATTERN: see above).")
-@click.option("--include", multiple=True, metavar="PATTERN",
-              help="Request only matching URLs, and START_URL (repeatable).")
-@click.option("--no-list", multiple=True, metavar="PATTERN",
-              help="Request matching URLs and follow their links, but never list them "
-              "(repeatable).")
-@click.option("--strip-param", "strip_params", multiple=True, metavar="NAME",
-              help="Remove this query parameter (a glob: utm_*) from every URL before "
-              "de-duplication and before the request (repeatable).")
-@click.option("--header", "headers", multiple=True, metavar="'NAME: VALUE'",
-              help="Send this header to the crawled site's origin only (repeatable).")
-@click.option("--cookie", "cookies", multiple=True, metavar="NAME=VALUE",
-              help="Send this cookie to the crawled site's origin only (repeatable).")
-@click.option("--auth", metavar="USER:PASSWORD",
-              help="HTTP Basic credentials for the crawled site's origin (visible in ps: "
-              "prefer --auth-env).")
-@click.option("--auth-env", metavar="VAR",
-              help="Read USER:PASSWORD for HTTP Basic from this environment variable.")
-@click.option("--hreflang/--no-hreflang", default=True, show_default=True,
-              help="Write the hreflang alternates pages declare (verified: listed and "
-              "reciprocal) into the sitemap.")
-@click.option("--hreflang-external", is_flag=True,
-              help="Also write alternates outside the crawl's scope, as pages declare them "
-              "(they cannot be verified).")
-@click.option("--images", is_flag=True,
-              help="List each page's images (img src, the largest srcset candidate, "
-              "picture sources) with the image sitemap extension.")
-@click.option("--stylesheet", metavar="URL|builtin",
-              help="Add <?xml-stylesheet?> for this XSL URL to every sitemap, or 'builtin' "
-              "to write our own sitemap.xsl beside them.")
-@click.option("--documents", multiple=True, metavar="EXT[,EXT…]",
-              help="List in-scope links to these document types (pdf, docx, …) when they "
-              "answer 200 with that content type; asked for with HEAD, never downloaded.")
-@click.option("--changefreq", multiple=True, metavar="PATTERN=WORD|observed",
-              help="<changefreq> by rule, first match winning, or 'observed' (needs --state): "
-              "from the content changes seen across runs (repeatable).")
-@click.option("--priority", multiple=True, metavar="PATTERN=0.8|depth",
-              help="<priority> by rule, first match winning, or 'depth': 1.0 at START_URL, "
-              "0.1 less a level (repeatable).")
-@click.option("--allow-shrink", is_flag=True,
-              help="Publish even if the new sitemap lists under half the URLs of the old one.")
-@click.option("-q", "--quiet", is_flag=True, help="No progress and no summary.")
-@click.option("-v", "--verbose", is_flag=True, help="Log every request (URL, status, time).")
-@click.option("--debug", is_flag=True, help="Show tracebacks of unexpected errors.")
+@_with(_SITEMAP_OPTIONS)
+@click.option("--report", "report_files", multiple=True, type=click.Path(path_type=Path),
+              help="Also write an audit report: .json, .csv (repeatable; see 'audit').")
+@_with(_CRAWL_OPTIONS)
 def crawl_command(**options: Any) -> int:
     """Crawl START_URL and write sitemaps into --out.
 
@@ -228,12 +251,35 @@ def crawl_command(**options: Any) -> int:
     return run_crawl(**options)
 
 
+@cli.command("audit")
+@click.argument("start_url")
+@click.option("--report", "report_files", multiple=True, required=True,
+              type=click.Path(path_type=Path),
+              help="Where to write the report; the format follows the extension: .json "
+              "(versioned schema) or .csv (one row per URL). Repeatable.")
+@click.option("--fail-on", "fail_on", metavar="FINDING[,FINDING…]",
+              help=f"Exit 6 when any of these findings is present ({', '.join(FINDINGS)}); "
+              "the reports are written first.")
+@_with(_CRAWL_OPTIONS)
+def audit_command(**options: Any) -> int:
+    """Crawl START_URL as 'crawl' does and report on the site's health; no sitemap is written.
+
+    \b
+    Findings: broken-links, redirected-links, duplicates, canonical-problems,
+    titles, noindex-linked. Every URL row says who links to it (the first five
+    pages, and the anchor text of one).
+    """
+    return run_crawl(audit=True, **options)
+
+
 def run_crawl(*, debug: bool, quiet: bool, verbose: bool, **options: Any) -> int:
     display = CrawlDisplay(quiet=quiet, verbose=verbose,
                            concurrency=max(1, int(options.get("concurrency") or 1)),
                            max_pages=options.get("max_pages"))
     try:
         with _signals_interrupt():
+            if options.pop("audit", False):
+                return _audit(display, quiet=quiet, **options)
             return _crawl_and_write(display, quiet=quiet, **options)
     except Failure as failure:
         return _fail(str(failure), failure.code)
@@ -260,12 +306,15 @@ def _crawl_and_write(
     max_urls_per_sitemap: int,
     max_bytes_per_sitemap: int,
     compressed: bool,
-    report_file: Path | None,
+    report_files: tuple[Path, ...],
     allow_shrink: bool,
     hreflang_external: bool,
     stylesheet: str | None,
     **crawl_options: Any,
 ) -> int:
+    _check_reports(report_files)
+    if report_files:  # who links where, for the report's findings
+        crawl_options["audit"] = True
     config = _config(start_url, crawl_options)
     if stylesheet is not None and stylesheet != BUILTIN and not _ABSOLUTE_OR_PATH.match(
             stylesheet):
@@ -283,8 +332,7 @@ def _crawl_and_write(
                       f"(got {max_bytes_per_sitemap})", EXIT_USAGE)
     try:
         ensure_output_dir(out_dir)
-        if report_file is not None:
-            ensure_output_dir(report_file.parent if str(report_file.parent) else Path("."))
+        _report_dirs(report_files)
     except OutputError as exc:
         raise Failure(str(exc), EXIT_OUTPUT) from None
 
@@ -292,7 +340,7 @@ def _crawl_and_write(
         with output_lock(out_dir):
             return _crawl_locked(display, config, quiet=quiet, out_dir=out_dir, base=base,
                                  max_urls=max_urls_per_sitemap, max_bytes=max_bytes_per_sitemap,
-                                 compressed=compressed, report_file=report_file,
+                                 compressed=compressed, report_files=report_files,
                                  allow_shrink=allow_shrink,
                                  extras=_Extras(scope, hreflang_external, stylesheet))
     except OutputError as exc:
@@ -310,25 +358,16 @@ class _Extras:
 
 def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, out_dir: Path,
                   base: str, max_urls: int, max_bytes: int, compressed: bool,
-                  report_file: Path | None, allow_shrink: bool, extras: _Extras) -> int:
+                  report_files: tuple[Path, ...], allow_shrink: bool, extras: _Extras) -> int:
     """Crawl, then publish; runs while this process holds the output directory."""
     started = time.monotonic()
-    try:
-        with display:
-            result = anyio.run(lambda: crawl(config, on_record=display))
-    except StartUrlError as exc:
-        raise Failure(str(exc), EXIT_START_URL) from None
-    except ConfigError as exc:  # e.g. a state file of another scope
-        raise Failure(str(exc), EXIT_USAGE) from None
-    except StorageError as exc:  # the state file's disk is full
-        raise Failure(f"{exc}; previous output kept", EXIT_OUTPUT) from None
+    result = _run(display, config)
     listed = result.listed()
     alternates, problems = (sitemap_alternates(listed, extras.scope.contains,
                                                external=extras.hreflang_external)
                             if config.hreflang else ({}, []))
-    if report_file is not None:
-        _write_atomically(report_file, report_json(result, {
-            "base_url": base, "hreflang": [asdict(problem) for problem in problems]}).encode())
+    _write_reports(report_files, result, {
+        "base_url": base, "hreflang": [asdict(problem) for problem in problems]})
     entries = list(_entries(listed, alternates, config.hints()))
     if not entries:
         raise Failure(explain_empty(result) + "; previous output kept", EXIT_START_URL)
@@ -349,6 +388,81 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
     if not quiet:
         _summary(display, result, written, time.monotonic() - started, out_dir)
     return EXIT_OK
+
+
+def _run(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
+    """The crawl itself, its setup failures turned into exit codes."""
+    try:
+        with display:
+            return anyio.run(lambda: crawl(config, on_record=display))
+    except StartUrlError as exc:
+        raise Failure(str(exc), EXIT_START_URL) from None
+    except ConfigError as exc:  # e.g. a state file of another scope
+        raise Failure(str(exc), EXIT_USAGE) from None
+    except StorageError as exc:  # the state file's disk is full
+        raise Failure(f"{exc}; previous output kept", EXIT_OUTPUT) from None
+
+
+REPORT_FORMATS = {".json": "json", ".csv": "csv"}
+
+
+def _check_reports(report_files: tuple[Path, ...]) -> None:
+    for path in report_files:
+        if path.suffix.lower() not in REPORT_FORMATS:
+            raise Failure(f"--report {path}: the format follows the extension, which must be "
+                          f"one of {', '.join(REPORT_FORMATS)}", EXIT_USAGE)
+
+
+def _report_dirs(report_files: tuple[Path, ...]) -> None:
+    for path in report_files:
+        ensure_output_dir(path.parent if str(path.parent) else Path("."))
+
+
+def _write_reports(report_files: tuple[Path, ...], result: CrawlResult,
+                   extra: dict[str, Any]) -> None:
+    for path in report_files:
+        kind = REPORT_FORMATS[path.suffix.lower()]
+        text = report_json(result, extra) if kind == "json" else report_csv(result)
+        _write_atomically(path, text.encode())
+
+
+def _audit(display: CrawlDisplay, *, quiet: bool, start_url: str,
+           report_files: tuple[Path, ...], fail_on: str | None, **crawl_options: Any) -> int:
+    """``audit``: the crawl, its reports, and exit 6 for a finding named by --fail-on."""
+    _check_reports(report_files)
+    wanted = _findings_named(fail_on)
+    config = _config(start_url, {**crawl_options, "audit": True})
+    try:
+        _report_dirs(report_files)
+    except OutputError as exc:
+        raise Failure(str(exc), EXIT_OUTPUT) from None
+    started = time.monotonic()
+    result = _run(display, config)
+    scope = Scope.for_start(normalize_url(config.start_url) or config.start_url, config.prefix)
+    _alternates, problems = (sitemap_alternates(result.listed(), scope.contains)
+                             if config.hreflang else ({}, []))
+    _write_reports(report_files, result, {
+        "hreflang": [asdict(problem) for problem in problems]})
+    found = findings(result)
+    if not quiet:
+        counts = ", ".join(f"{name} {found[name]['count']}" for name in FINDINGS)
+        display.console.print(
+            f"audited {result.stats.fetched} pages in {time.monotonic() - started:.1f}s: "
+            f"{counts}; report(s): {', '.join(map(str, report_files))}", markup=False)
+    present = [name for name in wanted if found[name]["count"]]
+    if present:
+        return _fail("findings present: " + ", ".join(
+            f"{name} ({found[name]['count']})" for name in present), EXIT_FINDINGS)
+    return EXIT_OK
+
+
+def _findings_named(fail_on: str | None) -> list[str]:
+    names = [name.strip() for name in (fail_on or "").split(",") if name.strip()]
+    unknown = [name for name in names if name not in FINDINGS]
+    if unknown:
+        raise Failure(f"--fail-on {', '.join(unknown)}: not a finding (one of "
+                      f"{', '.join(FINDINGS)})", EXIT_USAGE)
+    return names
 
 
 def _config(start_url: str, options: dict[str, Any]) -> CrawlConfig:

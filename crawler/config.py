@@ -84,6 +84,7 @@ class CrawlConfig:
     changefreq: tuple[str, ...] = ()  # --changefreq rules (crawler.hints)
     priority: tuple[str, ...] = ()  # --priority rules
     documents: tuple[str, ...] = ()  # --documents extensions, e.g. ("pdf",)
+    audit: bool = False  # who links where, anchor texts and fingerprints, for the report
     # --header, --cookie, --auth: sent to the crawl's origin only; never shown
     credentials: Credentials = field(default_factory=Credentials)
 
@@ -148,8 +149,8 @@ class CrawlConfig:
     def fingerprints(self) -> bool:
         """Content fingerprints are only worth their cost when a state keeps them, for
         lastmod or for observed changefreq."""
-        return self.state_path is not None and (
-            self.lastmod == "auto" or OBSERVED in self.changefreq)
+        return self.audit or (self.state_path is not None and (
+            self.lastmod == "auto" or OBSERVED in self.changefreq))
 
 
 def _positive(option: str, value: float) -> None:

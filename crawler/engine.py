@@ -30,6 +30,7 @@ from crawler.lastmod import choose_lastmod
 from crawler.outside import OutsideLinks
 from crawler.page import PageOutcome, failed_page, read_page, wants_body
 from crawler.records import CrawlResult, PageRecord, SkippedUrl, Verdict
+from crawler.referrers import Referrers
 from crawler.robots import RobotsMode, RobotsPolicy, allow_all, policy_from_response
 from crawler.scope import Scope, registered_domain
 from crawler.state import CrawlState, ResumePoint
@@ -173,6 +174,8 @@ class _Coordinator:
         self.ignoring = config.ignore_selectors if config.fingerprints else None
         self.token = config.robots_token  # derived by a regex: once, not per page
         self.outside = OutsideLinks()
+        if config.audit:
+            result.referrers = Referrers()
         self.documents = content_types(config.documents)
         self._origins: dict[str, Verdict] = {}
         if state is not None:  # the sketches are committed with the pages that fed them
@@ -238,9 +241,11 @@ class _Coordinator:
                 # loop, where every request in flight would wait for them.
                 return await anyio.to_thread.run_sync(
                     read_page, response, job.depth, self.token, datetime.now(UTC),
-                    self.ignoring, self.clean, self.config.images, self.documents)
+                    self.ignoring, self.clean, self.config.images, self.documents,
+                    self.config.audit)
             return read_page(response, job.depth, self.token, datetime.now(UTC),
-                             self.ignoring, self.clean, self.config.images, self.documents)
+                             self.ignoring, self.clean, self.config.images, self.documents,
+                             self.config.audit)
         except Exception as exc:  # one page never ends the crawl: it is that page's error
             return failed_page(response, job.depth, exc)
 
@@ -299,14 +304,22 @@ class _Coordinator:
             record.verdict = Verdict.REDIRECT_LOOP
         if self.state is not None:
             outcome, reused = remember(self.state, job, outcome, self.config.lastmod,
-                                       self.run_time)
+                                       self.run_time, every_link=self.config.audit)
             self.result.stats.not_modified += reused
         else:
             record = outcome.record
             record.lastmod = choose_lastmod(self.config.lastmod, record.lastmod, None)
         record = outcome.record
+        record.fingerprint = outcome.content_hash
         self._keep_unlisted(record)
         self._count(record)
+        referrers = self.result.referrers
+        if referrers is not None:
+            page, anchors, contains = len(self.result.records) - 1, outcome.anchors, \
+                self.scope.contains
+            for link in outcome.links:
+                if contains(self.clean(link)):
+                    referrers.add(self.clean(link), page, anchors.get(link))
         for target in outcome.siblings:
             if target in (record.redirect_to, record.refresh_to):
                 self.consider(target, job.depth, job.hops + 1, chain)

@@ -42,11 +42,14 @@ class PageFacts:
     # <link rel=alternate hreflang> in the head: (code as written, resolved URL or None)
     alternates: list[tuple[str, str | None]] = field(default_factory=list)
     images: list[str] = field(default_factory=list)  # with images=True only
+    title: str | None = None  # the first <title>'s text, whitespace collapsed
+    # with anchors=True: each link's first anchor text (for an audit's "found on")
+    anchors: dict[str, str] = field(default_factory=dict)
 
 
 def extract(
     html: str, page_url: str, token: str, *, fingerprint_ignoring: tuple[str, ...] | None = None,
-    images: bool = False,
+    images: bool = False, anchors: bool = False,
 ) -> PageFacts:
     """Read links, canonical, meta robots and meta refresh from a page.
 
@@ -81,6 +84,9 @@ def extract(
             if url is not None and url not in seen:
                 seen.add(url)
                 links.append(url)
+                if anchors:
+                    text = " ".join((node.text(deep=True) or attrs.get("alt") or "").split())
+                    facts.anchors[url] = text[:ANCHOR_CHARS]
 
     canonicals: set[str | None] = set()
     for node in tree.tags("link"):
@@ -116,7 +122,14 @@ def extract(
         facts.content_hash = fingerprint(tree, fingerprint_ignoring)
     if images:
         facts.images = page_images(tree, base)
+    for node in tree.tags("title"):
+        facts.title = " ".join((node.text() or "").split())[:TITLE_CHARS]
+        break
     return facts
+
+
+TITLE_CHARS = 300
+ANCHOR_CHARS = 120
 
 
 MAX_IMAGES = 1000

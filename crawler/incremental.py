@@ -20,7 +20,8 @@ NOT_MODIFIED = 304
 
 
 def remember(
-    state: CrawlState, job: Job, outcome: PageOutcome, mode: str, run_time: datetime
+    state: CrawlState, job: Job, outcome: PageOutcome, mode: str, run_time: datetime,
+    every_link: bool = False,
 ) -> tuple[PageOutcome, bool]:
     """The outcome to use for ``job`` and whether it came from the state (a 304)."""
     record = outcome.record
@@ -33,8 +34,10 @@ def remember(
         last_modified = outcome.last_modified or previous.last_modified
         header = trusted_lastmod(last_modified, run_time)
         stored.lastmod = choose_lastmod(mode, header, previous.hash_changed_at)
+        links = (state.all_outlinks(previous) if every_link
+                 else state.new_outlinks(previous))
         reused = PageOutcome(
-            stored, links=[] if stored.nofollow else state.new_outlinks(previous),
+            stored, links=[] if stored.nofollow else links,
             siblings=targets(stored), etag=etag, last_modified=last_modified,
             content_hash=previous.content_hash)
         state.touch(stored.url, job.depth, etag, last_modified)

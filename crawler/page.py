@@ -45,6 +45,7 @@ class PageOutcome:
     etag: str | None = None
     last_modified: str | None = None
     content_hash: bytes | None = None
+    anchors: dict[str, str] = field(default_factory=dict)  # link -> anchor text (audits)
 
 
 def targets(record: PageRecord) -> list[str]:
@@ -85,6 +86,7 @@ def read_page(
     clean: Callable[[str], str] | None = None,
     images: bool = False,
     documents: frozenset[str] = frozenset(),
+    anchors: bool = False,
 ) -> PageOutcome:
     """Turn one fetched URL into its record and onward URLs.
 
@@ -104,6 +106,7 @@ def read_page(
         attempts=response.attempts,
     )
     outcome = PageOutcome(record, etag=response.etag, last_modified=response.last_modified)
+    record.bytes = len(response.body) if response.body is not None else response.length
     if response.error is None and response.status is not None:
         header = header_directives(response.x_robots_tag, token)
         record.noindex, record.nofollow = header.noindex, header.nofollow
@@ -116,7 +119,7 @@ def read_page(
             else:
                 record.redirect_to = target
         elif response.body is not None:
-            _read_html(response, token, outcome, fingerprint_ignoring, images)
+            _read_html(response, token, outcome, fingerprint_ignoring, images, anchors)
         elif mime_type(response.content_type) in documents:
             # a PDF can name its canonical only in a header (Google reads it there)
             record.canonical = canonical_from_link_headers(response.link, url)
@@ -143,10 +146,15 @@ def failed_page(response: Response, depth: int, exc: Exception) -> PageOutcome:
 def _read_html(
     response: Response, token: str, outcome: PageOutcome, ignoring: tuple[str, ...] | None,
     images: bool = False,
+    anchors: bool = False,
 ) -> None:
     record = outcome.record
     html = decode_html(response.body or b"", response.content_type)
-    facts = extract(html, record.url, token, fingerprint_ignoring=ignoring, images=images)
+    facts = extract(html, record.url, token, fingerprint_ignoring=ignoring, images=images,
+                    anchors=anchors)
+    record.title = facts.title
+    record.fingerprint = facts.content_hash
+    outcome.anchors = facts.anchors
     declared = facts.alternates + alternates_from_link_headers(response.link, record.url)
     record.alternates = tuple(dict.fromkeys(
         (code, url) for code, url in declared if url is not None))

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from crawler.errors import ErrorKind
+from crawler.referrers import Referrers
 
 
 class Verdict(enum.Enum):
@@ -69,6 +70,9 @@ class PageRecord:
     images: tuple[str, ...] | None = None
     # median seconds between the content changes the state has seen (two or more)
     change_interval: float | None = None
+    title: str | None = None
+    bytes: int | None = None  # the body's size (decoded), or Content-Length when unread
+    fingerprint: bytes | None = None  # of the meaningful content, when computed
 
 
 @dataclass(slots=True, frozen=True)
@@ -113,6 +117,8 @@ class CrawlResult:
     elapsed: float = 0.0
     # out-of-scope URLs per reason: distinct count (maybe estimated), how many are rows
     outside: dict[str, dict[str, int | bool]] = field(default_factory=dict)
+    # audits: which pages (indices into records) link to each in-scope URL
+    referrers: Referrers | None = field(default=None, repr=False)
 
     def listed(self) -> list[PageRecord]:
         """The records that belong in the sitemap, sorted by URL."""

@@ -8,18 +8,26 @@ into a lookup.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from collections import Counter
 from typing import Any
 
 from crawler.dates import EARLIEST_TRUSTED
+from crawler.findings import final_target, findings
 from crawler.records import CrawlResult, PageRecord, Verdict
 
 # 2: top-level crawl_delay; a row's detail for an internal-error
 # 3: totals.outside_scope; out-of-scope URLs listed as rows up to 1,000 per reason;
 #    reasons excluded, not-included, no-list; from the CLI a top-level "hreflang" list
 #    of declared alternates left out of the sitemap
-REPORT_VERSION = 3
+# 4: rows carry content_type, bytes, response_ms, title, noindex, nofollow,
+#    redirect_chain, linked_from, found_on, anchor; top-level "findings"
+REPORT_VERSION = 4
+CSV_COLUMNS = ("url", "status", "content_type", "bytes", "response_ms", "depth", "title",
+               "canonical", "noindex", "nofollow", "target", "redirect_chain", "listed",
+               "reason", "error", "lastmod", "linked_from", "found_on", "anchor")
 
 
 def _iso(record: PageRecord) -> str | None:
@@ -30,6 +38,8 @@ def _iso(record: PageRecord) -> str | None:
 
 def report_rows(result: CrawlResult) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
+    by_url = {record.url: record for record in result.records}
+    referrers = result.referrers
     for record in result.records:
         row: dict[str, Any] = {
             "url": record.url,
@@ -38,7 +48,15 @@ def report_rows(result: CrawlResult) -> list[dict[str, Any]]:
             "lastmod": _iso(record),
             "listed": record.verdict is Verdict.LISTED,
             "reason": record.verdict.value,
+            "content_type": record.content_type,
+            "bytes": record.bytes,
+            "response_ms": round(record.elapsed * 1000, 1),
+            "title": record.title,
+            "noindex": record.noindex,
+            "nofollow": record.nofollow,
         }
+        if record.redirect_to is not None:
+            row["redirect_chain"] = final_target(record, by_url)[0][1:]
         if record.error is not None:
             row["error"] = record.error.value
         if record.detail is not None:
@@ -53,8 +71,33 @@ def report_rows(result: CrawlResult) -> list[dict[str, Any]]:
             "url": skipped.url, "status": None, "depth": skipped.depth, "lastmod": None,
             "listed": False, "reason": skipped.reason.value,
         })
+    if referrers is not None:
+        records = result.records
+        for row in rows:
+            url = row["url"]
+            row["linked_from"] = referrers.count(url)
+            row["found_on"] = [records[index].url for index in referrers.first(url)]
+            row["anchor"] = referrers.anchor(url)
     rows.sort(key=lambda row: row["url"])
     return rows
+
+
+def report_csv(result: CrawlResult) -> str:
+    """One row per URL, the columns of :data:`CSV_COLUMNS`; opens in any spreadsheet."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(CSV_COLUMNS)
+    for row in report_rows(result):
+        values = []
+        for column in CSV_COLUMNS:
+            value = row.get(column)
+            if isinstance(value, list):
+                value = " ".join(value)
+            elif isinstance(value, bool):
+                value = "yes" if value else "no"
+            values.append("" if value is None else value)
+        writer.writerow(values)
+    return out.getvalue()
 
 
 def totals(result: CrawlResult) -> dict[str, Any]:
@@ -83,6 +126,7 @@ def report_json(result: CrawlResult, extra: dict[str, Any] | None = None) -> str
             "asked": result.crawl_delay_asked, "used": result.crawl_delay_used},
         "totals": totals(result),
         **(extra or {}),
+        "findings": findings(result),
         "urls": report_rows(result),
     }
     return json.dumps(document, indent=1, ensure_ascii=False) + "\n"

@@ -37,7 +37,7 @@ from crawler.records import PageRecord, SkippedUrl, Verdict
 
 # 1: the first; 2: each queued URL keeps its redirect chain (queue.chain);
 # 3: a page's hreflang alternates and images, and when its content was seen to
-#    change (pages.alternates, pages.images, pages.changes)
+#    change, its title and size (pages.alternates, .images, .changes, .title, .bytes)
 SCHEMA_VERSION = "3"
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _WHAT_TO_DO = "use --state with another file, or delete it to start afresh"
@@ -55,7 +55,7 @@ CREATE TABLE IF NOT EXISTS pages (
     content_hash BLOB, hash_changed_at INTEGER,
     canonical TEXT, redirect_to TEXT, refresh_to TEXT,
     noindex INTEGER NOT NULL, nofollow INTEGER NOT NULL, links_found INTEGER NOT NULL,
-    outlinks BLOB, alternates TEXT, images TEXT, changes TEXT
+    outlinks BLOB, alternates TEXT, images TEXT, changes TEXT, title TEXT, bytes INTEGER
 );
 CREATE TABLE IF NOT EXISTS skipped (
     url_id INTEGER PRIMARY KEY, depth INTEGER NOT NULL, reason TEXT NOT NULL);
@@ -69,7 +69,9 @@ _MIGRATIONS = {
     "1": ("queue", ["ALTER TABLE queue ADD COLUMN chain BLOB"]),
     "2": ("pages", ["ALTER TABLE pages ADD COLUMN alternates TEXT",
                     "ALTER TABLE pages ADD COLUMN images TEXT",
-                    "ALTER TABLE pages ADD COLUMN changes TEXT"]),
+                    "ALTER TABLE pages ADD COLUMN changes TEXT",
+                    "ALTER TABLE pages ADD COLUMN title TEXT",
+                    "ALTER TABLE pages ADD COLUMN bytes INTEGER"]),
 }
 
 
@@ -375,6 +377,14 @@ class CrawlState:
         self._handed |= unseen
         return self._urls(url_id for url_id in dict.fromkeys(ids) if url_id in unseen)
 
+    def all_outlinks(self, page: StoredPage) -> list[str]:
+        """Every stored outlink of ``page`` (an audit counts each page's links)."""
+        if not page.outlinks:
+            return []
+        ids = array("I")
+        ids.frombytes(zlib.decompress(page.outlinks))
+        return self._urls(ids)
+
     def save(self, page: StoredPage) -> None:
         """Store a finished page of this run and take it off the queue."""
         record = page.record
@@ -385,7 +395,7 @@ class CrawlState:
             outlinks = zlib.compress(ids.tobytes(), 6)
         self._write(
             "INSERT OR REPLACE INTO pages VALUES "
-            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (url_id, self.run, record.depth, record.status, record.content_type,
              record.error.value if record.error else None, record.verdict.value,
              page.etag, page.last_modified, _epoch(record.lastmod), page.content_hash,
@@ -394,7 +404,8 @@ class CrawlState:
              outlinks, json.dumps(record.alternates, separators=(",", ":")),
              None if record.images is None else json.dumps(record.images,
                                                             separators=(",", ":")),
-             json.dumps(page.changes[-CHANGES_KEPT:]) if page.changes else None))
+             json.dumps(page.changes[-CHANGES_KEPT:]) if page.changes else None,
+             record.title, record.bytes))
         self._write("DELETE FROM queue WHERE url_id = ?", (url_id,))
 
     def touch(self, url: str, depth: int, etag: str | None, last_modified: str | None) -> None:
@@ -408,7 +419,7 @@ class CrawlState:
     def _stored(self, url: str, row: tuple, *, with_links: bool = True) -> StoredPage:
         (_id, _run, depth, status, content_type, error, verdict, etag, last_modified, lastmod,
          content_hash, hash_changed_at, canonical, redirect_to, refresh_to, noindex, nofollow,
-         links_found, outlinks, alternates, images, changes) = row
+         links_found, outlinks, alternates, images, changes, title, size) = row
         record = PageRecord(
             url=url, depth=depth, status=status, content_type=content_type,
             lastmod=_moment(lastmod), error=ErrorKind(error) if error else None,
@@ -416,7 +427,8 @@ class CrawlState:
             noindex=bool(noindex), nofollow=bool(nofollow), links_found=links_found,
             verdict=Verdict(verdict),
             alternates=tuple(tuple(pair) for pair in json.loads(alternates or "[]")),
-            images=None if images is None else tuple(json.loads(images)))
+            images=None if images is None else tuple(json.loads(images)),
+            title=title, bytes=size, fingerprint=content_hash)
         seen_changes = tuple(json.loads(changes)) if changes else ()
         record.change_interval = median_interval(seen_changes)
         links: list[str] = []

@@ -69,6 +69,7 @@ class Response:
     x_robots_tag: list[str] = field(default_factory=list)
     link: list[str] = field(default_factory=list)
     retry_after: str | None = None
+    length: int | None = None  # Content-Length, when the server sent one
     body: bytes | None = None
     error: ErrorKind | None = None
     elapsed: float = 0.0
@@ -251,6 +252,8 @@ def _read_headers(answer: httpx.Response, result: Response) -> tuple[str, bool]:
             result.link.append(raw_value.decode("utf-8", "surrogateescape"))
         elif name == b"content-encoding":
             encoding = raw_value.decode("latin-1")
+        elif name == b"content-length" and raw_value.isdigit():
+            result.length = int(raw_value)
         elif name == b"set-cookie":
             cookies = True
     return encoding, cookies

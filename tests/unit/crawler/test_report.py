@@ -26,7 +26,10 @@ def test_report_rows_and_totals() -> None:
     document = json.loads(report_json(crawl, {"base_url": START}))
     rows = {row["url"]: row for row in document["urls"]}
     assert rows[START] == {"url": START, "status": 200, "depth": 0,
-                           "lastmod": "2024-05-06T07:08:09Z", "listed": True, "reason": "listed"}
+                           "lastmod": "2024-05-06T07:08:09Z", "listed": True, "reason": "listed",
+                           "content_type": "text/html", "bytes": None, "response_ms": 0.0,
+                           "title": None, "noindex": False, "nofollow": False}
+    assert rows["http://h/old"]["redirect_chain"] == ["http://h/new"]
     assert rows["http://h/old"]["target"] == "http://h/new"
     assert rows["http://h/slow"]["error"] == "timeout"
     assert rows["http://h/private"] == {"url": "http://h/private", "status": None, "depth": 1,

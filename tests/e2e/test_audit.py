@@ -1,0 +1,110 @@
+"""`sitemap-crawler audit`: findings, the JSON and CSV reports, and --fail-on, over a socket."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from conftest import REPO, run_cli
+from siteserver import RunningServer
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _audit(tmp_path: Path, *options: str) -> tuple[str, object, dict, list[dict[str, str]]]:
+    report, table = tmp_path / "audit.json", tmp_path / "audit.csv"
+    with RunningServer("audit") as site:
+        run = run_cli("audit", site.url + "/", "--report", str(report), "--report", str(table),
+                      *options)
+    document = json.loads(report.read_text()) if report.exists() else {}
+    rows = list(csv.DictReader(table.open(newline=""))) if table.exists() else []
+    return site.url, run, document, rows
+
+
+def test_every_finding_names_its_urls_and_where_to_fix_them(tmp_path: Path) -> None:
+    u, run, document, _rows = _audit(tmp_path)
+    assert run.code == 0, run.stderr
+    assert document["version"] == 4
+    found = document["findings"]
+    broken = found["broken-links"]["items"]
+    assert [item["url"] for item in broken] == [u + "/missing.html"]
+    assert broken[0]["status"] == 404 and broken[0]["linked_from"] == 3
+    assert sorted(broken[0]["found_on"]) == [u + "/", u + "/a.html", u + "/copy.html"]
+    assert broken[0]["anchor"] == "A page that is gone"
+    redirected = {item["url"]: item for item in found["redirected-links"]["items"]}
+    assert redirected[u + "/old.html"]["use_instead"] == u + "/a.html"
+    assert redirected[u + "/chain1"]["hops"] == 2
+    assert redirected[u + "/chain1"]["chain"] == [u + "/chain1", u + "/chain2", u + "/a.html"]
+    assert u + "/chain2" not in redirected  # reached through a redirect, not a link
+    assert found["duplicates"]["items"] == [{"keep": u + "/a.html",
+                                             "duplicates": [u + "/copy.html"]}]
+    assert found["canonical-problems"]["items"] == [{
+        "url": u + "/canon-to-missing.html", "canonical": u + "/missing.html",
+        "problem": "canonical-not-200"}]
+    titles = found["titles"]["items"]
+    assert {"url": u + "/notitle.html", "problem": "missing-title"} in titles
+    assert {"title": "Products", "problem": "duplicate-title",
+            "urls": [u + "/same1.html", u + "/same2.html"]} in titles
+    assert [item["url"] for item in found["noindex-linked"]["items"]] == [u + "/noindex.html"]
+    assert "broken-links 1" in run.stderr and "titles" in run.stderr
+
+
+def test_rows_carry_what_a_person_needs(tmp_path: Path) -> None:
+    u, run, document, rows = _audit(tmp_path)
+    assert run.code == 0, run.stderr
+    by_url = {row["url"]: row for row in document["urls"]}
+    a = by_url[u + "/a.html"]
+    assert a["title"] == "Article A" and a["content_type"] == "text/html"
+    assert a["bytes"] == len((REPO / "fixtures/sites/audit/a.html").read_bytes())
+    assert a["response_ms"] >= 0 and a["linked_from"] == 1 and a["found_on"] == [u + "/"]
+    assert by_url[u + "/chain1"]["redirect_chain"] == [u + "/chain2", u + "/a.html"]
+    assert by_url[u + "/noindex.html"]["noindex"] is True
+    # the CSV: one row per URL, the same facts, readable by any spreadsheet
+    assert [row["url"] for row in rows] == [row["url"] for row in document["urls"]]
+    missing = next(row for row in rows if row["url"] == u + "/missing.html")
+    assert missing["status"] == "404" and missing["linked_from"] == "3"
+    assert missing["listed"] == "no" and missing["reason"] == "status-not-200"
+
+
+def test_fail_on_exits_6_after_writing_the_reports(tmp_path: Path) -> None:
+    _u, run, document, rows = _audit(tmp_path, "--fail-on", "duplicates,broken-links")
+    assert run.code == 6, run.stderr
+    assert run.stderr.strip().endswith("findings present: duplicates (1), broken-links (1)")
+    assert document["findings"]["broken-links"]["count"] == 1 and rows
+
+
+def test_fail_on_a_finding_that_is_absent_exits_0(tmp_path: Path) -> None:
+    with RunningServer("basic") as site:
+        run = run_cli("audit", site.url + "/index.html", "--report",
+                      str(tmp_path / "r.json"), "--fail-on", "duplicates", "--max-pages", "1")
+    assert run.code == 0, run.stderr
+
+
+@pytest.mark.parametrize(("options", "words"), [
+    (["--report", "r.html"], "must be one of .json, .csv"),
+    (["--report", "r.xml"], "must be one of .json, .csv"),
+    (["--report", "r.json", "--fail-on", "typos"], "--fail-on typos: not a finding"),
+])
+def test_bad_report_or_finding_exits_2_before_crawling(tmp_path: Path, options: list[str],
+                                                        words: str) -> None:
+    with RunningServer("audit") as site:
+        run = run_cli("audit", site.url + "/", *[str(tmp_path / o) if o.startswith("r.")
+                                                 else o for o in options])
+        assert run.code == 2 and words in run.stderr
+        assert site.paths() == []
+
+
+def test_audit_writes_no_sitemap_and_crawl_report_gains_csv(tmp_path: Path) -> None:
+    with RunningServer("audit") as site:
+        run = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "out"), "--report",
+                      str(tmp_path / "crawl.csv"))
+        assert run.code == 0, run.stderr
+        rows = list(csv.DictReader((tmp_path / "crawl.csv").open(newline="")))
+        assert any(row["url"] == site.url + "/missing.html" and row["linked_from"] == "3"
+                   for row in rows)
+        audit_dir = tmp_path / "audit-only"
+        audit_dir.mkdir()
+        run = run_cli("audit", site.url + "/", "--report", str(audit_dir / "r.json"))
+        assert run.code == 0 and sorted(p.name for p in audit_dir.iterdir()) == ["r.json"]
