@@ -71,6 +71,8 @@ def _checked(key: str, value: Any, param: click.Parameter, base: Path, where: st
         items = [value] if isinstance(value, str) else value
         if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
             raise click.UsageError(f"{where}: {key} must be a string or a list of strings")
+        if isinstance(param.type, click.Path):
+            return [_relative_to(base, item) for item in items]
         return items
     expected = _expected(param)
     if expected is bool:
@@ -87,9 +89,13 @@ def _checked(key: str, value: Any, param: click.Parameter, base: Path, where: st
         raise click.UsageError(f"{where}: {key} must be one of "
                                f"{', '.join(map(str, param.type.choices))}")
     if isinstance(param.type, click.Path) and isinstance(value, str):
-        path = Path(value).expanduser()
-        return str(path if path.is_absolute() else base / path)
+        return _relative_to(base, value)
     return value
+
+
+def _relative_to(base: Path, value: str) -> str:
+    path = Path(value).expanduser()
+    return str(path if path.is_absolute() else base / path)
 
 
 def _expected(param: click.Parameter) -> type:
