@@ -61,7 +61,7 @@ from crawler.hints import Hints
 from crawler.hreflang import sitemap_alternates
 from crawler.progress import CrawlDisplay
 from crawler.records import CrawlResult, PageRecord
-from crawler.report import explain_empty, report_csv, report_json
+from crawler.report import explain_empty, report_csv, report_json, report_rows
 from crawler.scope import Scope
 from crawler.state import mark_published
 from crawler.urls import normalize_url
@@ -420,9 +420,10 @@ def _report_dirs(report_files: tuple[Path, ...]) -> None:
 
 def _write_reports(report_files: tuple[Path, ...], result: CrawlResult,
                    extra: dict[str, Any]) -> None:
+    rows = report_rows(result) if report_files else []  # built once for every format
     for path in report_files:
         kind = REPORT_FORMATS[path.suffix.lower()]
-        text = report_json(result, extra) if kind == "json" else report_csv(result)
+        text = report_json(result, extra, rows) if kind == "json" else report_csv(result, rows)
         _write_atomically(path, text.encode())
 
 

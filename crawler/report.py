@@ -82,12 +82,13 @@ def report_rows(result: CrawlResult) -> list[dict[str, Any]]:
     return rows
 
 
-def report_csv(result: CrawlResult) -> str:
-    """One row per URL, the columns of :data:`CSV_COLUMNS`; opens in any spreadsheet."""
+def report_csv(result: CrawlResult, rows: list[dict[str, Any]] | None = None) -> str:
+    """One row per URL, the columns of :data:`CSV_COLUMNS`; opens in any spreadsheet.
+    ``rows``: :func:`report_rows` already built for another format of the same run."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(CSV_COLUMNS)
-    for row in report_rows(result):
+    for row in rows if rows is not None else report_rows(result):
         values = []
         for column in CSV_COLUMNS:
             value = row.get(column)
@@ -117,7 +118,8 @@ def totals(result: CrawlResult) -> dict[str, Any]:
     }
 
 
-def report_json(result: CrawlResult, extra: dict[str, Any] | None = None) -> str:
+def report_json(result: CrawlResult, extra: dict[str, Any] | None = None,
+                rows: list[dict[str, Any]] | None = None) -> str:
     document = {
         "version": REPORT_VERSION,
         "start_url": result.start_url,
@@ -127,7 +129,7 @@ def report_json(result: CrawlResult, extra: dict[str, Any] | None = None) -> str
         "totals": totals(result),
         **(extra or {}),
         "findings": findings(result),
-        "urls": report_rows(result),
+        "urls": rows if rows is not None else report_rows(result),
     }
     return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
 
