@@ -61,7 +61,14 @@ from crawler.hints import Hints
 from crawler.hreflang import sitemap_alternates
 from crawler.progress import CrawlDisplay
 from crawler.records import CrawlResult, PageRecord
-from crawler.report import explain_empty, report_csv, report_json, report_rows
+from crawler.report import (
+    explain_empty,
+    report_csv,
+    report_document,
+    report_json,
+    report_rows,
+)
+from crawler.report_html import report_html
 from crawler.scope import Scope
 from crawler.state import mark_published
 from crawler.urls import normalize_url
@@ -236,7 +243,7 @@ def _with(options: list[Any]) -> Any:
 @click.argument("start_url")
 @_with(_SITEMAP_OPTIONS)
 @click.option("--report", "report_files", multiple=True, type=click.Path(path_type=Path),
-              help="Also write an audit report: .json, .csv (repeatable; see 'audit').")
+              help="Also write an audit report: .json, .csv, .html (repeatable; see 'audit').")
 @_with(_CRAWL_OPTIONS)
 def crawl_command(**options: Any) -> int:
     """Crawl START_URL and write sitemaps into --out.
@@ -256,7 +263,8 @@ def crawl_command(**options: Any) -> int:
 @click.option("--report", "report_files", multiple=True, required=True,
               type=click.Path(path_type=Path),
               help="Where to write the report; the format follows the extension: .json "
-              "(versioned schema) or .csv (one row per URL). Repeatable.")
+              "(versioned schema), .csv (one row per URL) or .html (one self-contained "
+              "page). Repeatable.")
 @click.option("--fail-on", "fail_on", metavar="FINDING[,FINDING…]",
               help=f"Exit 6 when any of these findings is present ({', '.join(FINDINGS)}); "
               "the reports are written first.")
@@ -403,7 +411,7 @@ def _run(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
         raise Failure(f"{exc}; previous output kept", EXIT_OUTPUT) from None
 
 
-REPORT_FORMATS = {".json": "json", ".csv": "csv"}
+REPORT_FORMATS = {".json": "json", ".csv": "csv", ".html": "html"}
 
 
 def _check_reports(report_files: tuple[Path, ...]) -> None:
@@ -423,7 +431,12 @@ def _write_reports(report_files: tuple[Path, ...], result: CrawlResult,
     rows = report_rows(result) if report_files else []  # built once for every format
     for path in report_files:
         kind = REPORT_FORMATS[path.suffix.lower()]
-        text = report_json(result, extra, rows) if kind == "json" else report_csv(result, rows)
+        if kind == "json":
+            text = report_json(result, extra, rows)
+        elif kind == "csv":
+            text = report_csv(result, rows)
+        else:
+            text = report_html(report_document(result, extra, rows))
         _write_atomically(path, text.encode())
 
 

@@ -118,9 +118,10 @@ def totals(result: CrawlResult) -> dict[str, Any]:
     }
 
 
-def report_json(result: CrawlResult, extra: dict[str, Any] | None = None,
-                rows: list[dict[str, Any]] | None = None) -> str:
-    document = {
+def report_document(result: CrawlResult, extra: dict[str, Any] | None = None,
+                    rows: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The report as data: what the JSON file holds and the HTML page shows."""
+    return {
         "version": REPORT_VERSION,
         "start_url": result.start_url,
         "robots_txt_status": result.robots_status,
@@ -131,7 +132,11 @@ def report_json(result: CrawlResult, extra: dict[str, Any] | None = None,
         "findings": findings(result),
         "urls": rows if rows is not None else report_rows(result),
     }
-    return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+
+
+def report_json(result: CrawlResult, extra: dict[str, Any] | None = None,
+                rows: list[dict[str, Any]] | None = None) -> str:
+    return json.dumps(report_document(result, extra, rows), indent=1, ensure_ascii=False) + "\n"
 
 
 # Verdicts that send the start URL on to another URL: words, and the field naming it.

@@ -83,8 +83,8 @@ def test_fail_on_a_finding_that_is_absent_exits_0(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("options", "words"), [
-    (["--report", "r.html"], "must be one of .json, .csv"),
-    (["--report", "r.xml"], "must be one of .json, .csv"),
+    (["--report", "r.pdf"], "must be one of .json, .csv, .html"),
+    (["--report", "r.xml"], "must be one of .json, .csv, .html"),
     (["--report", "r.json", "--fail-on", "typos"], "--fail-on typos: not a finding"),
 ])
 def test_bad_report_or_finding_exits_2_before_crawling(tmp_path: Path, options: list[str],
@@ -108,3 +108,44 @@ def test_audit_writes_no_sitemap_and_crawl_report_gains_csv(tmp_path: Path) -> N
         audit_dir.mkdir()
         run = run_cli("audit", site.url + "/", "--report", str(audit_dir / "r.json"))
         assert run.code == 0 and sorted(p.name for p in audit_dir.iterdir()) == ["r.json"]
+
+
+def test_html_report_in_a_real_browser(tmp_path: Path) -> None:
+    """The HTML report opened in headless Chromium, offline: summary counts, a finding's
+    row, the charts, filtering and sorting, as a person would use them."""
+    from browser import browser_page
+
+    report = tmp_path / "audit.html"
+    with RunningServer("audit") as site:
+        run = run_cli("audit", site.url + "/", "--report", str(report))
+        assert run.code == 0, run.stderr
+    text = report.read_text()
+    assert "<script src" not in text and "<link" not in text  # nothing to fetch
+    shots = REPO / ".pytest_cache" / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    with browser_page() as page:
+        requests: list[str] = []
+        page.on("request", lambda request: requests.append(request.url))
+        page.goto(report.as_uri())
+        assert requests == [report.as_uri()]  # self-contained: no other request
+        assert page.locator('[data-count="URLs seen"]').inner_text() == "12"
+        assert page.locator('[data-finding="broken-links"]').inner_text() == "1"
+        assert page.locator("figure.chart svg").count() == 4
+        assert page.locator("figure.chart svg rect").count() >= 8
+        broken = page.locator("#broken-links tbody tr")
+        assert broken.count() == 1 and "/missing.html" in broken.inner_text()
+        page.screenshot(path=str(shots / "audit-report.png"), full_page=False)
+        rows = page.locator("#url-table tbody tr")
+        total = rows.count()
+        assert total == 12
+        page.fill("#filter", "chain")
+        assert page.locator("#url-table tbody tr:visible").count() == 2
+        assert page.locator("#shown").inner_text() == "2"
+        page.fill("#filter", "")
+        page.click('#url-table th[data-key="status"]')  # ascending
+        statuses = page.locator("#url-table tbody tr td:nth-child(2)").all_inner_texts()
+        numbers = [int(s) for s in statuses if s]
+        assert numbers == sorted(numbers) and numbers[-1] == 404
+        page.click('#url-table th[data-key="status"]')  # descending
+        first = page.locator("#url-table tbody tr td:nth-child(2)").first.inner_text()
+        assert first == "404"
