@@ -56,7 +56,7 @@ from crawler.config_file import load_defaults
 from crawler.credentials import REDACTED, Credentials, build_credentials
 from crawler.engine import crawl
 from crawler.errors import ConfigError, StartUrlError, StorageError
-from crawler.findings import FINDINGS, findings
+from crawler.findings import FINDINGS, drop_duplicates, findings
 from crawler.hints import Hints
 from crawler.hreflang import sitemap_alternates
 from crawler.progress import CrawlDisplay
@@ -225,6 +225,9 @@ _SITEMAP_OPTIONS = [
     click.option("--priority", multiple=True, metavar="PATTERN=0.8|depth",
                   help="<priority> by rule, first match winning, or 'depth': 1.0 at START_URL, "
                   "0.1 less a level (repeatable)."),
+    click.option("--drop-duplicates", is_flag=True,
+                  help="List one page of each group with identical content (fewest path "
+                  "segments, then shortest URL); the report names the others duplicate-of."),
     click.option("--allow-shrink", is_flag=True,
                   help="Publish even if the new sitemap lists under half the URLs of the old one."),
 ]
@@ -318,10 +321,11 @@ def _crawl_and_write(
     allow_shrink: bool,
     hreflang_external: bool,
     stylesheet: str | None,
+    drop_duplicates: bool,
     **crawl_options: Any,
 ) -> int:
     _check_reports(report_files)
-    if report_files:  # who links where, for the report's findings
+    if report_files or drop_duplicates:  # links and fingerprints, for findings
         crawl_options["audit"] = True
     config = _config(start_url, crawl_options)
     if stylesheet is not None and stylesheet != BUILTIN and not _ABSOLUTE_OR_PATH.match(
@@ -350,7 +354,8 @@ def _crawl_and_write(
                                  max_urls=max_urls_per_sitemap, max_bytes=max_bytes_per_sitemap,
                                  compressed=compressed, report_files=report_files,
                                  allow_shrink=allow_shrink,
-                                 extras=_Extras(scope, hreflang_external, stylesheet))
+                                 extras=_Extras(scope, hreflang_external, stylesheet,
+                                                drop_duplicates))
     except OutputError as exc:
         raise Failure(str(exc), EXIT_OUTPUT) from None
 
@@ -362,6 +367,7 @@ class _Extras:
     scope: Scope
     hreflang_external: bool
     stylesheet: str | None
+    drop_duplicates: bool = False
 
 
 def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, out_dir: Path,
@@ -370,6 +376,8 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
     """Crawl, then publish; runs while this process holds the output directory."""
     started = time.monotonic()
     result = _run(display, config)
+    if extras.drop_duplicates:
+        drop_duplicates(result)
     listed = result.listed()
     alternates, problems = (sitemap_alternates(listed, extras.scope.contains,
                                                external=extras.hreflang_external)

@@ -149,3 +149,17 @@ def _titles(result: CrawlResult) -> list[dict]:
 def _noindex_linked(result: CrawlResult, where: Callable[[str], dict[str, Any]]) -> list[dict]:
     return [{"url": record.url, **where(record.url)} for record in result.records
             if record.verdict is Verdict.NOINDEX and _linked(result, record.url)]
+
+
+def drop_duplicates(result: CrawlResult) -> int:
+    """``--drop-duplicates``: list one page of each group of identical listed pages (the
+    :func:`keeper_order` first); the others become ``duplicate-of`` it. How many dropped."""
+    by_url = {record.url: record for record in result.records}
+    dropped = 0
+    for group in _duplicates(result):
+        for url in group["duplicates"]:
+            record = by_url[url]
+            record.verdict, record.duplicate_of = Verdict.DUPLICATE, group["keep"]
+            dropped += 1
+    result.stats.listed -= dropped
+    return dropped

@@ -27,6 +27,7 @@ class Verdict(enum.Enum):
     NOINDEX = "noindex"
     CANONICALISED = "canonical-elsewhere"
     NO_LIST = "no-list"  # indexable, but --no-list keeps it out
+    DUPLICATE = "duplicate-of"  # --drop-duplicates: another page has the same content
     ERROR = "error"
     # never fetched
     OUT_OF_SCOPE = "out-of-scope"
@@ -73,6 +74,7 @@ class PageRecord:
     title: str | None = None
     bytes: int | None = None  # the body's size (decoded), or Content-Length when unread
     fingerprint: bytes | None = None  # of the meaningful content, when computed
+    duplicate_of: str | None = None  # --drop-duplicates: the page listed instead
 
 
 @dataclass(slots=True, frozen=True)

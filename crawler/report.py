@@ -65,6 +65,8 @@ def report_rows(result: CrawlResult) -> list[dict[str, Any]]:
             row["target"] = record.redirect_to or record.refresh_to
         if record.canonical is not None:
             row["canonical"] = record.canonical
+        if record.duplicate_of is not None:
+            row["duplicate_of"] = record.duplicate_of
         rows.append(row)
     for skipped in result.skipped:
         rows.append({

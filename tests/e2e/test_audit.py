@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import REPO, run_cli
+from conftest import REPO, read_sitemaps, run_cli
 from siteserver import RunningServer
 
 pytestmark = pytest.mark.timeout(120)
@@ -149,3 +149,19 @@ def test_html_report_in_a_real_browser(tmp_path: Path) -> None:
         page.click('#url-table th[data-key="status"]')  # descending
         first = page.locator("#url-table tbody tr td:nth-child(2)").first.inner_text()
         assert first == "404"
+
+
+def test_drop_duplicates_lists_one_page_of_each_group(tmp_path: Path) -> None:
+    with RunningServer("audit") as site:
+        plain = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "all"))
+        assert plain.code == 0, plain.stderr
+        run = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "one"), "--report",
+                      str(tmp_path / "r.json"), "--drop-duplicates")
+        assert run.code == 0, run.stderr
+        kept = read_sitemaps(tmp_path / "one", site.url + "/").locs
+        everything = read_sitemaps(tmp_path / "all", site.url + "/").locs
+    assert site.url + "/copy.html" in everything and site.url + "/copy.html" not in kept
+    assert sorted(set(everything) - set(kept)) == [site.url + "/copy.html"]
+    rows = {row["url"]: row for row in json.loads((tmp_path / "r.json").read_text())["urls"]}
+    assert rows[site.url + "/copy.html"]["reason"] == "duplicate-of"
+    assert rows[site.url + "/copy.html"]["duplicate_of"] == site.url + "/a.html"
