@@ -225,8 +225,8 @@ class _Coordinator:
             # judged from its headers alone: HEAD, or a GET left unread where HEAD is refused
             response = await self.fetcher.fetch(job.url, want_body=_no_body, method="HEAD",
                                                 headers=job.validators or None)
-            if response.status in HEAD_REFUSED:
-                response = await self.fetcher.fetch(job.url, want_body=_no_body,
+            if response.status in HEAD_REFUSED:  # closed after the headers, never read
+                response = await self.fetcher.fetch(job.url, want_body=_no_body, drain=False,
                                                     headers=job.validators or None)
             if wants_body(response.status or 0, response.content_type):
                 # an HTML page behind a document's name: read as the page it is

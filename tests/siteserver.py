@@ -230,6 +230,21 @@ def _handler(site: SiteServer) -> type[BaseHTTPRequestHandler]:
                 pass
             self.close_connection = True
 
+        def _stall(self, route: dict[str, Any]) -> None:
+            """Headers promising a short body at once; the body only after ``after`` s: a
+            client that reads it waits, one that closes after the headers does not."""
+            self.send_response(200)
+            for name, value in route.get("headers", {}).items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", "100")
+            self.end_headers()
+            self.wfile.flush()
+            try:
+                time.sleep(route.get("after", 3))
+                self.wfile.write(b"x" * 100)
+            except OSError:
+                pass
+
         def _gzip_bomb(self, route: dict[str, Any]) -> None:
             body = gzip.compress(b"<p>" + b"\0" * route.get("size", 200 * 1024 * 1024), 9)
             self._send(200, {"Content-Type": "text/html", "Content-Encoding": "gzip"}, body)

@@ -123,11 +123,14 @@ class Fetcher:
         truncate: bool = False,
         headers: tuple[tuple[str, str], ...] | dict[str, str] | None = None,
         method: str = "GET",
+        drain: bool = True,
     ) -> Response:
         """GET ``url`` with retries; read the body only if ``want_body(status, type)``.
 
         The decoded body may hold ``max_bytes`` (default ``--max-page-bytes``); past
-        that it is ``too-large``, or, with ``truncate``, cut there and kept."""
+        that it is ``too-large``, or, with ``truncate``, cut there and kept. With
+        ``drain=False`` an unwanted body is never read, however short: the
+        connection is closed after the headers."""
         limit = max_bytes or self.config.max_page_bytes
         extra = tuple(headers.items()) if isinstance(headers, dict) else headers
         attempts = self.config.retries + 1
@@ -139,7 +142,8 @@ class Fetcher:
                 # asyncio's own timeout: both transports run on asyncio, and it costs
                 # a third less than a cancel scope, once per request.
                 async with asyncio.timeout(self.config.timeout):
-                    await self._attempt(response, want_body, limit, extra, truncate, method)
+                    await self._attempt(response, want_body, limit, extra, truncate, method,
+                                        drain)
             except TimeoutError:
                 response.error, response.body = ErrorKind.TIMEOUT, None
             response.attempts = attempt
@@ -172,6 +176,7 @@ class Fetcher:
         extra: tuple[tuple[str, str], ...] | None,
         truncate: bool = False,
         method: str = "GET",
+        drain: bool = True,
     ) -> None:
         transport = self._transport
         assert transport is not None, "use the Fetcher as an async context manager"
@@ -203,8 +208,8 @@ class Fetcher:
                     if inflater.full:
                         break
                 result.body = b"".join(parts)
-            elif (status in (204, 304) or method == "HEAD"
-                  or _small(answer.headers.get("content-length"))):
+            elif status in (204, 304) or method == "HEAD" or (
+                    drain and _small(answer.headers.get("content-length"))):
                 # Reading a short 404 or redirect body (or a 304's nothing) to its
                 # end keeps the connection alive; closing it unread would cost a new
                 # one. Dropped unread, so straight from the transport's stream.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -255,3 +256,19 @@ def test_without_documents_a_pdf_is_not_listed(tmp_path: Path) -> None:
 def test_an_unknown_document_type_exits_2(tmp_path: Path) -> None:
     run = run_cli("crawl", "http://127.0.0.1:9/", "--out", str(tmp_path), "--documents", "exe")
     assert run.code == 2 and "--documents 'exe'" in run.stderr
+
+
+def test_a_document_get_is_closed_after_its_headers(tmp_path: Path) -> None:
+    """Where HEAD is refused, the GET's body is never read, however short: a body that
+    arrives only after 4 s does not hold the crawl."""
+    routes = {"/files/old.pdf": {"head": 405, "behaviour": "stall", "after": 4,
+                                 "headers": {"Content-Type": "application/pdf"}}}
+    with RunningServer("i18n", routes) as site:
+        started = time.monotonic()
+        run = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "out"),
+                      "--documents", "pdf", "--timeout", "10")
+        took = time.monotonic() - started
+        assert run.code == 0, run.stderr
+        listed = read_sitemaps(tmp_path / "out", site.url + "/", extensions=True).locs
+    assert site.url + "/files/old.pdf" in listed
+    assert took < 3.5, took
