@@ -318,8 +318,9 @@ class _Coordinator:
             page, anchors, contains = len(self.result.records) - 1, outcome.anchors, \
                 self.scope.contains
             for link in outcome.links:
-                if contains(self.clean(link)):
-                    referrers.add(self.clean(link), page, anchors.get(link))
+                cleaned = self.clean(link)
+                if contains(cleaned):
+                    referrers.add(cleaned, page, anchors.get(link))
         for target in outcome.siblings:
             if target in (record.redirect_to, record.refresh_to):
                 self.consider(target, job.depth, job.hops + 1, chain)

@@ -100,7 +100,7 @@ class UrlFilters:
         """Why ``url`` (normalised, in scope) must not be requested, or ``None``."""
         if not self.exclude and not self.include:
             return None
-        target = _path_and_query(url)
+        target = path_and_query(url)
         if any(pattern.matches(target) for pattern in self.exclude):
             return Verdict.EXCLUDED
         if self.include and url != start_url and not any(
@@ -112,7 +112,7 @@ class UrlFilters:
         """Whether ``url`` is crawled for its links but kept out of the sitemap."""
         if not self.no_list:
             return False
-        target = _path_and_query(url)
+        target = path_and_query(url)
         return any(pattern.matches(target) for pattern in self.no_list)
 
     def _clean(self, url: str) -> str:
@@ -128,5 +128,6 @@ def _same(url: str) -> str:
     return url
 
 
-def _path_and_query(url: str) -> str:
+def path_and_query(url: str) -> str:
+    """What a PATTERN is matched against: the normalised URL after its origin."""
     return url[len(origin_of(url)):]

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from crawler.errors import ConfigError
-from crawler.filters import Pattern, compile_pattern
+from crawler.filters import Pattern, compile_pattern, path_and_query
 from crawler.records import PageRecord
 
 # sitemaps.org: the seven valid <changefreq> values
@@ -51,7 +51,7 @@ class Hints:
         return any(pattern is None for pattern, _word in self.changefreq_rules)
 
     def changefreq(self, record: PageRecord) -> str | None:
-        target = _path_and_query(record.url)
+        target = path_and_query(record.url)
         for pattern, word in self.changefreq_rules:
             if pattern is None:
                 if record.change_interval is not None:
@@ -61,7 +61,7 @@ class Hints:
         return None
 
     def priority(self, record: PageRecord) -> float | None:
-        target = _path_and_query(record.url)
+        target = path_and_query(record.url)
         for pattern, value in self.priority_rules:
             if pattern is None:
                 return max(0.1, round(1.0 - 0.1 * record.depth, 1))
@@ -105,9 +105,3 @@ def _rule(text: str, option: str, example: str) -> tuple[Pattern, str]:
     if not equals or not pattern:
         raise ConfigError(f"{option} {text!r} must read PATTERN=VALUE ({example})")
     return compile_pattern(pattern, option), value.strip()
-
-
-def _path_and_query(url: str) -> str:
-    scheme_end = url.find("://") + 3
-    slash = url.find("/", scheme_end)
-    return url[slash:] if slash >= 0 else "/"
