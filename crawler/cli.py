@@ -89,6 +89,7 @@ from sitemap_writer import (
     normalize_base_url,
     output_lock,
     published_url_count,
+    read_sitemap,
     smallest_shard_bytes,
     write_sitemaps,
 )
@@ -247,6 +248,9 @@ def _with(options: list[Any]) -> Any:
 @_with(_SITEMAP_OPTIONS)
 @click.option("--report", "report_files", multiple=True, type=click.Path(path_type=Path),
               help="Also write an audit report: .json, .csv, .html (repeatable; see 'audit').")
+@click.option("--compare-sitemap", metavar="auto|URL|off", default="off", show_default=True,
+              help="For --report: also read the sitemaps the site publishes now (auto: "
+              "robots.txt's, else /sitemap.xml and /sitemap_index.xml) and compare.")
 @_with(_CRAWL_OPTIONS)
 def crawl_command(**options: Any) -> int:
     """Crawl START_URL and write sitemaps into --out.
@@ -271,14 +275,19 @@ def crawl_command(**options: Any) -> int:
 @click.option("--fail-on", "fail_on", metavar="FINDING[,FINDING…]",
               help=f"Exit 6 when any of these findings is present ({', '.join(FINDINGS)}); "
               "the reports are written first.")
+@click.option("--compare-sitemap", metavar="auto|URL|off", default="auto", show_default=True,
+              help="Read the sitemaps the site publishes now (auto: robots.txt's Sitemap: "
+              "lines, else /sitemap.xml and /sitemap_index.xml; or this URL) and compare "
+              "them with the crawl; orphans they list are fetched, never listed.")
 @_with(_CRAWL_OPTIONS)
 def audit_command(**options: Any) -> int:
     """Crawl START_URL as 'crawl' does and report on the site's health; no sitemap is written.
 
     \b
     Findings: broken-links, redirected-links, duplicates, canonical-problems,
-    titles, noindex-linked. Every URL row says who links to it (the first five
-    pages, and the anchor text of one).
+    titles, noindex-linked; against the live sitemap: non-indexable-in-sitemap,
+    orphans, missing-from-sitemap, sitemap-lastmod, sitemap-errors. Every URL
+    row says who links to it (the first five pages, and the anchor text of one).
     """
     return run_crawl(audit=True, **options)
 
@@ -325,6 +334,9 @@ def _crawl_and_write(
     **crawl_options: Any,
 ) -> int:
     _check_reports(report_files)
+    if crawl_options.get("compare_sitemap") not in (None, "off") and not report_files:
+        raise Failure("--compare-sitemap needs --report FILE: the comparison is reported "
+                      "there", EXIT_USAGE)
     if report_files or drop_duplicates:  # links and fingerprints, for findings
         crawl_options["audit"] = True
     config = _config(start_url, crawl_options)
@@ -410,7 +422,8 @@ def _run(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
     """The crawl itself, its setup failures turned into exit codes."""
     try:
         with display:
-            return anyio.run(lambda: crawl(config, on_record=display))
+            return anyio.run(lambda: crawl(config, on_record=display,
+                                           sitemap_parser=read_sitemap))
     except StartUrlError as exc:
         raise Failure(str(exc), EXIT_START_URL) from None
     except ConfigError as exc:  # e.g. a state file of another scope
@@ -491,6 +504,8 @@ def _config(start_url: str, options: dict[str, Any]) -> CrawlConfig:
     for name in ("ignore_selectors", "exclude", "include", "no_list", "strip_params",
                  "changefreq", "priority", "documents"):
         options[name] = tuple(options.get(name, ()))
+    if options.get("compare_sitemap") in ("off", ""):
+        options["compare_sitemap"] = None
     try:
         credentials = build_credentials(
             headers=options.pop("headers", ()), cookies=options.pop("cookies", ()),

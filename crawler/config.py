@@ -85,6 +85,8 @@ class CrawlConfig:
     priority: tuple[str, ...] = ()  # --priority rules
     documents: tuple[str, ...] = ()  # --documents extensions, e.g. ("pdf",)
     audit: bool = False  # who links where, anchor texts and fingerprints, for the report
+    # --compare-sitemap: "auto" (robots.txt, then the usual places) or a sitemap URL
+    compare_sitemap: str | None = None
     # --header, --cookie, --auth: sent to the crawl's origin only; never shown
     credentials: Credentials = field(default_factory=Credentials)
 
@@ -124,6 +126,10 @@ class CrawlConfig:
             if not check_selector(selector):
                 raise ConfigError(f"--ignore-selector {selector!r} is not a valid CSS selector")
         self.filters()  # an invalid pattern is refused here, naming it
+        if self.compare_sitemap not in (None, "auto") and normalize_url(
+                self.compare_sitemap) is None:
+            raise ConfigError(f"--compare-sitemap {self.compare_sitemap!r} must be 'auto', "
+                              "'off' or an absolute http(s) URL of a sitemap")
         object.__setattr__(self, "documents", parse_documents(self.documents))
         if self.hints().observes and self.state_path is None:
             raise ConfigError("--changefreq observed needs --state FILE: the changes it "

@@ -7,6 +7,7 @@ site's lastmod altogether; such values are dropped, never replaced by "now".
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from functools import lru_cache
@@ -55,3 +56,41 @@ def retry_after_seconds(value: str | None, now: datetime) -> float | None:
     if parsed is None:
         return None
     return max(0.0, (parsed - now).total_seconds())
+
+
+# W3C Datetime (the profile of ISO 8601 the Sitemaps protocol names): YYYY, YYYY-MM,
+# YYYY-MM-DD, or a date with hh:mm[:ss[.s…]] and a zone (Z or ±hh:mm).
+_W3C = re.compile(
+    r"(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?"
+    r"(Z|[+-]\d{2}:\d{2}))?)?)?")
+
+
+def w3c_period(value: str) -> tuple[datetime, datetime] | None:
+    """The span a W3C Datetime names, as UTC (start, end): a day for ``2024-05-01``,
+    an instant for a full timestamp. ``None`` when it is not W3C Datetime — which
+    is what a sitemap's ``<lastmod>`` must be."""
+    match = _W3C.fullmatch(value.strip())
+    if match is None:
+        return None
+    year, month, day, hour, minute, second, zone = match.groups()
+    try:
+        if hour is None:
+            start = datetime(int(year), int(month or 1), int(day or 1), tzinfo=UTC)
+            if day is not None:
+                return start, start + timedelta(days=1)
+            if month is not None:
+                after = (start.replace(year=start.year + 1, month=1) if start.month == 12
+                         else start.replace(month=start.month + 1))
+                return start, after
+            return start, start.replace(year=start.year + 1)
+        offset = timedelta(0) if zone == "Z" else (
+            (1 if zone[0] == "+" else -1)
+            * timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6])))
+        if abs(offset) > timedelta(hours=14):
+            return None
+        local = datetime(int(year), int(month), int(day), int(hour), int(minute),
+                         int(second or 0), tzinfo=UTC)
+    except (ValueError, OverflowError):
+        return None
+    instant = local - offset
+    return instant, instant + timedelta(seconds=1)

@@ -20,6 +20,7 @@ import anyio.to_thread
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from crawler.config import CrawlConfig
+from crawler.dates import parse_http_date
 from crawler.documents import HEAD_REFUSED, content_types, extension
 from crawler.errors import CrawlerError, StartUrlError
 from crawler.filters import UrlFilters
@@ -27,6 +28,7 @@ from crawler.frontier import Frontier, Job
 from crawler.http.fetch import Fetcher
 from crawler.incremental import remember
 from crawler.lastmod import choose_lastmod
+from crawler.live_sitemap import LiveSitemap, SitemapParser, read_live_sitemap
 from crawler.outside import OutsideLinks
 from crawler.page import PageOutcome, failed_page, read_page, wants_body
 from crawler.records import CrawlResult, PageRecord, SkippedUrl, Verdict
@@ -56,9 +58,14 @@ async def crawl(
     config: CrawlConfig,
     *,
     on_record: ProgressCallback | None = None,
+    sitemap_parser: SitemapParser | None = None,
 ) -> CrawlResult:
     """Crawl the site ``config`` describes. Raises :class:`StartUrlError` and
-    :class:`~crawler.state.StateError` (a :class:`ConfigError`) only."""
+    :class:`~crawler.state.StateError` (a :class:`ConfigError`) only.
+
+    With ``config.compare_sitemap``, ``sitemap_parser`` reads the site's live
+    sitemaps (XML is not the crawler's business) once the links are exhausted,
+    and the in-scope URLs they list that no link reached are fetched as orphans."""
     normalized = normalize_url(config.start_url)
     assert normalized is not None  # CrawlConfig validated it
     filters = config.filters()
@@ -90,6 +97,13 @@ async def crawl(
                 await coordinator.seed(Job(start, 0))
             try:
                 await coordinator.run()
+                if config.compare_sitemap is not None and sitemap_parser is not None:
+                    live = await read_live_sitemap(fetcher, config.compare_sitemap, scope,
+                                                   result.robots_txt, sitemap_parser,
+                                                   filters.clean)
+                    result.live_sitemap = live
+                    coordinator.offer_orphans(live)
+                    await coordinator.run()
             except BaseExceptionGroup as group:
                 # anyio wraps what the coordinator raised; a failure of ours (the state
                 # file cannot be written) reaches the CLI as itself, for its exit code.
@@ -178,6 +192,9 @@ class _Coordinator:
             result.referrers = Referrers()
         self.documents = content_types(config.documents)
         self._origins: dict[str, Verdict] = {}
+        # fetching the live sitemap's orphans: judged and reported, never followed,
+        # never listed, never kept in the state (the next run starts from the links)
+        self.orphan_phase = False
         if state is not None:  # the sketches are committed with the pages that fed them
             state.extra_meta = lambda: {"outside": self.outside.dump()}
         self.frontier = Frontier(
@@ -249,6 +266,25 @@ class _Coordinator:
         except Exception as exc:  # one page never ends the crawl: it is that page's error
             return failed_page(response, job.depth, exc)
 
+    def offer_orphans(self, live: LiveSitemap) -> None:
+        """Queue the in-scope URLs of the live sitemap that no link reached, within the
+        crawl's limits (robots.txt, filters, --max-pages); note them in ``live``."""
+        self.orphan_phase = True
+        contains, first_sight = self.scope.contains, self.frontier.first_sight
+        for url in live.entries:
+            if not contains(url):
+                live.outside_crawl += 1
+                continue
+            if not first_sight(url):
+                continue
+            live.orphans.append(url)
+            job = Job(url, 0)
+            if (reason := self.filters.refusal(url, self.result.start_url)) is None:
+                reason = (Verdict.DISALLOWED if not self.policy.allows(url)
+                          else self.frontier.offer(job))
+            if reason is not None:
+                self._skip(SkippedUrl(url, 0, reason))
+
     def _with_validators(self, job: Job) -> Job:
         if self.state is None:
             return job
@@ -293,10 +329,15 @@ class _Coordinator:
     def _skip(self, item: SkippedUrl) -> None:
         self.result.skipped.append(item)
         self.result.stats.skipped += 1
-        if self.state is not None:
+        if self.state is not None and not self.orphan_phase:
             self.state.skip(item)
 
     def accept(self, job: Job, outcome: PageOutcome) -> None:
+        if self.config.compare_sitemap is not None:
+            outcome.record.last_modified = parse_http_date(outcome.last_modified)
+        if self.orphan_phase:
+            self._accept_orphan(outcome.record)
+            return
         record = outcome.record
         chain = (*job.chain, job.url)
         if record.verdict in (Verdict.REDIRECT, Verdict.REFRESH) and (
@@ -336,6 +377,16 @@ class _Coordinator:
         self.result.stats.queued = len(self.frontier)
         if self.state is not None:
             self.state.checkpoint()  # the page and what it queued: one transaction
+        if self.on_record is not None:
+            self.on_record(record, self.result)
+
+    def _accept_orphan(self, record: PageRecord) -> None:
+        """An orphan is what it is (a 404, a redirect, noindex…) but never listed: the
+        sitemap is what links reach. Its own links are not followed."""
+        record.lastmod = choose_lastmod(self.config.lastmod, record.lastmod, None)
+        if record.verdict is Verdict.LISTED:
+            record.verdict = Verdict.ORPHAN
+        self._count(record)
         if self.on_record is not None:
             self.on_record(record, self.result)
 

@@ -11,10 +11,11 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
+from crawler.live_findings import LIVE_FINDINGS, live_findings
 from crawler.records import CrawlResult, PageRecord, Verdict
 
 FINDINGS = ("broken-links", "redirected-links", "duplicates", "canonical-problems", "titles",
-            "noindex-linked")
+            "noindex-linked", *LIVE_FINDINGS)
 REDIRECTS = (Verdict.REDIRECT, Verdict.REDIRECT_LOOP)
 
 
@@ -29,6 +30,7 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
         "canonical-problems": _canonicals(result, by_url),
         "titles": _titles(result),
         "noindex-linked": _noindex_linked(result, found_on),
+        **live_findings(result),
     }
     return {name: {"count": len(items), "items": items} for name, items in computed.items()}
 

@@ -9,9 +9,13 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from crawler.errors import ErrorKind
 from crawler.referrers import Referrers
+
+if TYPE_CHECKING:
+    from crawler.live_sitemap import LiveSitemap
 
 
 class Verdict(enum.Enum):
@@ -28,6 +32,7 @@ class Verdict(enum.Enum):
     CANONICALISED = "canonical-elsewhere"
     NO_LIST = "no-list"  # indexable, but --no-list keeps it out
     DUPLICATE = "duplicate-of"  # --drop-duplicates: another page has the same content
+    ORPHAN = "orphan"  # indexable, in the live sitemap, but no link reaches it
     ERROR = "error"
     # never fetched
     OUT_OF_SCOPE = "out-of-scope"
@@ -75,6 +80,8 @@ class PageRecord:
     bytes: int | None = None  # the body's size (decoded), or Content-Length when unread
     fingerprint: bytes | None = None  # of the meaningful content, when computed
     duplicate_of: str | None = None  # --drop-duplicates: the page listed instead
+    # its Last-Modified header, when a live sitemap's lastmod is held against it
+    last_modified: datetime | None = None
 
 
 @dataclass(slots=True, frozen=True)
@@ -121,6 +128,8 @@ class CrawlResult:
     outside: dict[str, dict[str, int | bool]] = field(default_factory=dict)
     # audits: which pages (indices into records) link to each in-scope URL
     referrers: Referrers | None = field(default=None, repr=False)
+    # --compare-sitemap: what the site's own sitemaps list
+    live_sitemap: LiveSitemap | None = field(default=None, repr=False)
 
     def listed(self) -> list[PageRecord]:
         """The records that belong in the sitemap, sorted by URL."""

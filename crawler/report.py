@@ -24,10 +24,14 @@ from crawler.records import CrawlResult, PageRecord, Verdict
 #    of declared alternates left out of the sitemap
 # 4: rows carry content_type, bytes, response_ms, title, noindex, nofollow,
 #    redirect_chain, linked_from, found_on, anchor; top-level "findings"
-REPORT_VERSION = 4
+# 5: findings non-indexable-in-sitemap, orphans, missing-from-sitemap, sitemap-lastmod,
+#    sitemap-errors; top-level "live_sitemap" (null unless compared); rows carry
+#    in_live_sitemap and orphan when compared; reason "orphan"
+REPORT_VERSION = 5
 CSV_COLUMNS = ("url", "status", "content_type", "bytes", "response_ms", "depth", "title",
                "canonical", "noindex", "nofollow", "target", "redirect_chain", "listed",
-               "reason", "error", "lastmod", "linked_from", "found_on", "anchor")
+               "reason", "error", "lastmod", "linked_from", "found_on", "anchor",
+               "in_live_sitemap", "orphan")
 
 
 def _iso(record: PageRecord) -> str | None:
@@ -73,6 +77,14 @@ def report_rows(result: CrawlResult) -> list[dict[str, Any]]:
             "url": skipped.url, "status": None, "depth": skipped.depth, "lastmod": None,
             "listed": False, "reason": skipped.reason.value,
         })
+    live = result.live_sitemap
+    if live is not None:
+        orphans = set(live.orphans)
+        for row in rows:
+            row["in_live_sitemap"] = row["url"] in live.entries
+            row["orphan"] = row["url"] in orphans
+            if row["orphan"]:
+                row["depth"] = None  # reached through the sitemap, not through links
     if referrers is not None:
         records = result.records
         for row in rows:
@@ -130,9 +142,31 @@ def report_document(result: CrawlResult, extra: dict[str, Any] | None = None,
         "crawl_delay": None if result.crawl_delay_asked is None else {
             "asked": result.crawl_delay_asked, "used": result.crawl_delay_used},
         "totals": totals(result),
+        "live_sitemap": live_summary(result),
         **(extra or {}),
         "findings": findings(result),
         "urls": rows if rows is not None else report_rows(result),
+    }
+
+
+def live_summary(result: CrawlResult) -> dict[str, Any] | None:
+    """Which sitemaps were read and what they held; ``None`` when not compared."""
+    live = result.live_sitemap
+    if live is None:
+        return None
+    orphans = set(live.orphans)
+    return {
+        "asked": live.asked,
+        "source": live.source,
+        "sitemaps": [{"url": file.url, "index": file.parent, "status": file.status,
+                      "kind": file.kind, "entries": file.entries, "problems": file.problems}
+                     for file in live.files],
+        "urls": len(live.entries),
+        "outside_crawl_scope": live.outside_crawl,  # listed, but not ours to compare
+        "orphans": len(orphans),
+        "repeated": live.repeated,
+        "invalid": live.invalid_count,
+        "outside_sitemap_scope": live.outside_count,
     }
 
 

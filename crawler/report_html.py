@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from crawler.findings import FINDINGS
+from crawler.live_findings import LIVE_FINDINGS
 
 _TIME_BUCKETS = ((50, "<50 ms"), (100, "50-100 ms"), (250, "100-250 ms"), (500, "250-500 ms"),
                  (1000, "0.5-1 s"), (float("inf"), "≥1 s"))
@@ -36,7 +37,8 @@ def report_html(document: dict[str, Any]) -> str:
         ("Status codes", Counter(str(row["status"]) if row["status"] is not None else "none"
                                  for row in rows if row.get("status") is not None
                                  or row["reason"] == "error")),
-        ("Depth", Counter(str(row["depth"]) for row in rows if row.get("status") is not None)),
+        ("Depth", Counter(str(row["depth"]) for row in rows
+                          if row.get("status") is not None and row["depth"] is not None)),
         ("Response times", _time_buckets(row.get("response_ms") for row in rows)),
         ("Reasons not listed", Counter(row["reason"] for row in rows if not row["listed"])),
     ]
@@ -53,10 +55,28 @@ def report_html(document: dict[str, Any]) -> str:
     parts += [_bar_chart(title, counts) for title, counts in charts]
     parts.append("</section>")
     for name in FINDINGS:
+        if name == LIVE_FINDINGS[0]:
+            parts.append(_live_section(document.get("live_sitemap")))
         parts.append(_finding_table(name, found[name]["items"]))
     parts.append(_url_table(rows))
     parts.append(_SCRIPT + "</body></html>\n")
     return "\n".join(parts)
+
+
+def _live_section(live: dict[str, Any] | None) -> str:
+    """The sitemaps the site publishes: where they were found and what each held."""
+    if live is None:
+        return ('<section id="live-sitemap"><h2>Live sitemap</h2><p>Not compared '
+                "(--compare-sitemap off).</p></section>")
+    files = [{"sitemap": item["url"], "index": item["index"], "status": item["status"],
+              "kind": item["kind"], "entries": item["entries"], "problems": item["problems"]}
+             for item in live["sitemaps"]]
+    table = _finding_table("live-sitemap-files", files).replace(
+        "<h2>live-sitemap-files", "<h2>Sitemaps read", 1)
+    return (f'<section id="live-sitemap"><h2>Live sitemap <small>{live["urls"]:,} URLs, '
+            f'found through {_e(live["source"])}; {live["orphans"]:,} orphans, '
+            f'{live["outside_crawl_scope"]:,} outside the crawl\'s scope</small></h2>'
+            f"{table}</section>")
 
 
 def _e(value: object) -> str:

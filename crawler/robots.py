@@ -117,3 +117,13 @@ def header_directives(values: Iterable[str], token: str) -> Directives:
             value = tail
         result = result | _apply(value.split(","))
     return result
+
+
+def sitemap_lines(body: bytes | None) -> list[str]:
+    """The ``Sitemap:`` URLs a robots.txt names, in order, each once (RFC 9309 §2.2.4
+    leaves them to the Sitemaps protocol: absolute URLs, any host)."""
+    if not body:
+        return []
+    text = body[:MAX_ROBOTS_BYTES].decode("utf-8", errors="replace")
+    return list(dict.fromkeys(url.strip() for url in Protego.parse(text).sitemaps
+                              if url.strip()))

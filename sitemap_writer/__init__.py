@@ -1,6 +1,8 @@
-"""Write Sitemaps 0.9 files: sharded, gzip-compressed, indexed, published atomically.
+"""Write Sitemaps 0.9 files: sharded, gzip-compressed, indexed, published atomically;
+and read the ones a site already publishes, for audits.
 
-Knows nothing of HTTP or crawling: give it sorted :class:`SitemapEntry` values.
+Knows nothing of HTTP or crawling: give it sorted :class:`SitemapEntry` values,
+or the bytes of a sitemap someone else fetched.
 """
 
 from sitemap_writer.entry import (
@@ -15,6 +17,7 @@ from sitemap_writer.errors import InvalidEntry, LimitError, OutputError, Sitemap
 from sitemap_writer.existing import published_url_count
 from sitemap_writer.index import INDEX_NAME
 from sitemap_writer.publish import ensure_output_dir, output_lock
+from sitemap_writer.reader import ReadSitemap, read_sitemap
 from sitemap_writer.robots_txt import with_sitemap_line
 from sitemap_writer.shards import smallest_shard_bytes
 from sitemap_writer.stylesheet import BUILTIN as BUILTIN_STYLESHEET
@@ -31,6 +34,7 @@ __all__ = [
     "InvalidEntry",
     "LimitError",
     "OutputError",
+    "ReadSitemap",
     "SitemapEntry",
     "SitemapError",
     "WriteResult",
@@ -38,6 +42,7 @@ __all__ = [
     "normalize_base_url",
     "output_lock",
     "published_url_count",
+    "read_sitemap",
     "smallest_shard_bytes",
     "with_sitemap_line",
     "write_sitemaps",

@@ -7,7 +7,8 @@ A site is a folder under ``fixtures/sites/``. Files are served as they are
 
     {"/old": {"status": 301, "headers": {"Location": "/new"}},
      "/page.html": {"headers": {"Last-Modified": "Wed, 21 Oct 2015 07:28:00 GMT"}},
-     "/slow": {"behaviour": "drip", "delay": 0.5}}
+     "/slow": {"behaviour": "drip", "delay": 0.5},
+     "/s.xml.gz": {"gzip": true}}
 
 Every request is logged (method, path, headers, time) so tests can assert
 what was *never* requested. After a crawl, ``overlay`` can point at the
@@ -98,7 +99,10 @@ def resolve(site: SiteServer, target: str, route: dict[str, Any]
         return 404, {"Content-Type": "text/html"}, b"<h1>not found</h1>"
     headers.setdefault("Content-Type", CONTENT_TYPES.get(
         file.suffix, mimetypes.guess_type(file.name)[0] or "application/octet-stream"))
-    return route.get("status", 200), headers, _ports(site, file.read_bytes())
+    body = _ports(site, file.read_bytes())
+    if route.get("gzip"):  # a .gz file made at serve time, so it can name the port
+        body = gzip.compress(body)
+    return route.get("status", 200), headers, body
 
 
 def _file(site: SiteServer, path: str) -> Path | None:

@@ -36,3 +36,19 @@ def test_trusted_lastmod(value: str, trusted: bool) -> None:
 ])
 def test_retry_after(value: str | None, seconds: float | None) -> None:
     assert retry_after_seconds(value, NOW) == seconds
+
+
+def test_w3c_datetime_names_a_span_and_refuses_everything_else() -> None:
+    from crawler.dates import w3c_period
+    day = w3c_period("2024-05-01")
+    assert day == (datetime(2024, 5, 1, tzinfo=UTC), datetime(2024, 5, 2, tzinfo=UTC))
+    assert w3c_period("2024-12") == (datetime(2024, 12, 1, tzinfo=UTC),
+                                     datetime(2025, 1, 1, tzinfo=UTC))
+    assert w3c_period("2024") == (datetime(2024, 1, 1, tzinfo=UTC),
+                                  datetime(2025, 1, 1, tzinfo=UTC))
+    start, _end = w3c_period("2024-05-01T10:00:05.25+02:00") or (None, None)
+    assert start == datetime(2024, 5, 1, 8, 0, 5, tzinfo=UTC)
+    assert w3c_period("2024-05-01T10:00Z") is not None
+    for wrong in ("yesterday", "2024-02-30", "2024-05-01T10:00", "2024-05-01 10:00Z",
+                  "2024-05-01T25:00Z", "01/05/2024", "2024-05-01T10:00+15:00", ""):
+        assert w3c_period(wrong) is None, wrong

@@ -1,0 +1,137 @@
+"""What the site's live sitemap gets wrong, held against the crawl — pure.
+
+Search Console's complaints, before Search Console makes them: URLs a sitemap
+lists that are not indexable, URLs it lists that no link reaches, indexable
+pages it forgets, lastmods that cannot be true, and sitemaps that cannot be
+read at all.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from crawler.dates import CLOCK_SKEW, w3c_period
+from crawler.records import CrawlResult, PageRecord, Verdict
+
+LIVE_FINDINGS = ("non-indexable-in-sitemap", "orphans", "missing-from-sitemap",
+                 "sitemap-lastmod", "sitemap-errors")
+# What a listed URL must not be; the value is what the item adds to say where it leads.
+_NOT_INDEXABLE = {
+    Verdict.NOT_OK: None, Verdict.ERROR: None, Verdict.REDIRECT: "redirect_to",
+    Verdict.REDIRECT_LOOP: "redirect_to", Verdict.REFRESH: "refresh_to",
+    Verdict.NOINDEX: None, Verdict.CANONICALISED: "canonical",
+}
+# A date alone names a day somewhere on Earth: it may start 14 hours before UTC's.
+_DAY_SLACK = timedelta(hours=14)
+
+
+def live_findings(result: CrawlResult, now: datetime | None = None) -> dict[str, list[dict]]:
+    """The five findings of ``--compare-sitemap``; empty lists when it was not asked."""
+    live = result.live_sitemap
+    if live is None:
+        return {name: [] for name in LIVE_FINDINGS}
+    now = now or datetime.now(UTC)
+    by_url = {record.url: record for record in result.records}
+    skipped = {item.url: item.reason for item in result.skipped}
+    return {
+        "non-indexable-in-sitemap": _non_indexable(result, by_url, skipped),
+        "orphans": [_orphan(url, by_url.get(url), skipped.get(url), live.entries[url][1])
+                    for url in live.orphans],
+        "missing-from-sitemap": [{"url": record.url, "depth": record.depth}
+                                 for record in sorted(result.records, key=lambda r: r.url)
+                                 if record.verdict is Verdict.LISTED
+                                 and record.url not in live.entries] if live.readable else [],
+        "sitemap-lastmod": _lastmods(result, by_url, now),
+        "sitemap-errors": _errors(result),
+    }
+
+
+def _non_indexable(result: CrawlResult, by_url: dict[str, PageRecord],
+                   skipped: dict[str, Verdict]) -> list[dict]:
+    live = result.live_sitemap
+    assert live is not None
+    items: list[dict] = []
+    for url, (_lastmod, sitemap) in live.entries.items():
+        record = by_url.get(url)
+        if record is not None and record.verdict in _NOT_INDEXABLE:
+            item: dict[str, Any] = {"url": url, "problem": record.verdict.value,
+                                    "status": record.status, "sitemap": sitemap}
+            if record.error is not None:
+                item["error"] = record.error.value
+            field = _NOT_INDEXABLE[record.verdict]
+            if field is not None:
+                item["target"] = getattr(record, field)
+            items.append(item)
+        elif record is None and skipped.get(url) is Verdict.DISALLOWED:
+            items.append({"url": url, "problem": Verdict.DISALLOWED.value, "status": None,
+                          "sitemap": sitemap})
+    items.sort(key=lambda item: item["url"])
+    items += [{"url": url, "problem": "outside-sitemap-scope", "status": None,
+               "sitemap": sitemap} for url, sitemap in live.outside]
+    items += [{"url": loc, "problem": "invalid-url", "status": None, "sitemap": sitemap}
+              for loc, sitemap in live.invalid]
+    return items
+
+
+def _orphan(url: str, record: PageRecord | None, reason: Verdict | None,
+            sitemap: str) -> dict[str, Any]:
+    if record is None:
+        return {"url": url, "status": None, "reason": reason.value if reason else None,
+                "sitemap": sitemap}
+    item: dict[str, Any] = {"url": url, "status": record.status,
+                            "reason": record.verdict.value, "sitemap": sitemap}
+    if record.error is not None:
+        item["error"] = record.error.value
+    return item
+
+
+def _lastmods(result: CrawlResult, by_url: dict[str, PageRecord],
+              now: datetime) -> list[dict]:
+    live = result.live_sitemap
+    assert live is not None
+    items: list[dict] = []
+    for url, (lastmod, sitemap) in live.entries.items():
+        if lastmod is None:
+            continue
+        period = w3c_period(lastmod)
+        if period is None:
+            items.append({"url": url, "lastmod": lastmod, "problem": "not-w3c-datetime",
+                          "sitemap": sitemap})
+            continue
+        start, end = period
+        slack = _DAY_SLACK if end - start >= timedelta(days=1) else CLOCK_SKEW
+        if start - slack > now:
+            items.append({"url": url, "lastmod": lastmod, "problem": "in-the-future",
+                          "sitemap": sitemap})
+            continue
+        record = by_url.get(url)
+        if record is not None and record.last_modified is not None \
+                and end + slack <= record.last_modified:
+            items.append({"url": url, "lastmod": lastmod,
+                          "problem": "older-than-last-modified",
+                          "last_modified": record.last_modified.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                          "sitemap": sitemap})
+    items.sort(key=lambda item: item["url"])
+    items += [{"sitemap": file.url, "lastmod": file.same_lastmod, "entries": file.entries,
+               "problem": "same-on-every-entry"}
+              for file in live.files if file.same_lastmod is not None]
+    return items
+
+
+def _errors(result: CrawlResult) -> list[dict]:
+    live = result.live_sitemap
+    assert live is not None
+    items = [{"sitemap": file.url, "status": file.status, "problem": problem,
+              **({"index": file.parent} if file.parent else {})}
+             for file in live.files for problem in file.problems]
+    if live.source == "none":
+        items.append({"sitemap": None, "status": None,
+                      "problem": "not-found: robots.txt names no sitemap and none answers at "
+                      + ", ".join(live.tried)})
+    for count, kept, what in ((live.invalid_count, len(live.invalid), "invalid URLs"),
+                              (live.outside_count, len(live.outside), "out-of-scope URLs")):
+        if count > kept:
+            items.append({"sitemap": None, "status": None,
+                          "problem": f"{count - kept} more {what} than the report names"})
+    return items

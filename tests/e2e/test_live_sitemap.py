@@ -1,0 +1,196 @@
+"""--compare-sitemap: the site's live sitemap held against the crawl, over a socket.
+
+The fixture ``live-sitemap`` publishes, through robots.txt, an index of five
+sitemaps: a plain one, a gzip file, a 404, a broken XML file and an index
+nested in the index. Between them they list every kind of URL a sitemap must
+not (a 404, a redirect, a noindex page, a canonicalised page, a disallowed
+page, another host, a mailto:), an orphan, and lastmods that cannot be true.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import socket
+from pathlib import Path
+
+import pytest
+from conftest import REPO, read_sitemaps, run_cli
+from siteserver import RunningServer
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _audit(tmp_path: Path, site_name: str = "live-sitemap", *options: str
+           ) -> tuple[str, object, dict, list[str]]:
+    report = tmp_path / "audit.json"
+    with RunningServer(site_name) as site:
+        run = run_cli("audit", site.url + "/", "--report", str(report),
+                      "--report", str(tmp_path / "audit.csv"), *options)
+    document = json.loads(report.read_text()) if report.exists() else {}
+    return site.url, run, document, site.paths()
+
+
+def _items(document: dict, name: str) -> list[dict]:
+    return document["findings"][name]["items"]
+
+
+def test_what_the_live_sitemap_lists_that_search_engines_would_refuse(tmp_path: Path) -> None:
+    u, run, document, _paths = _audit(tmp_path)
+    assert run.code == 0, run.stderr
+    assert document["version"] == 5
+    pages = u + "/sitemaps/pages.xml"
+    found = {item["url"]: item for item in _items(document, "non-indexable-in-sitemap")}
+    assert {url: item["problem"] for url, item in found.items()} == {
+        u + "/gone.html": "status-not-200",
+        u + "/old.html": "redirect",
+        u + "/noindex.html": "noindex",
+        u + "/canon.html": "canonical-elsewhere",
+        u + "/private/secret.html": "robots-disallowed",
+        "http://other.test/x.html": "outside-sitemap-scope",
+        "mailto:someone@example.com": "invalid-url",
+    }
+    assert found[u + "/gone.html"]["status"] == 404
+    assert found[u + "/old.html"]["target"] == u + "/a.html"
+    assert found[u + "/canon.html"]["target"] == u + "/a.html"
+    assert all(item["sitemap"] == pages for item in found.values())
+    assert "broken-links" in run.stderr and "non-indexable-in-sitemap 7" in run.stderr
+
+
+def test_orphans_are_fetched_within_the_crawls_limits_and_never_followed(
+        tmp_path: Path) -> None:
+    u, run, document, paths = _audit(tmp_path)
+    assert run.code == 0, run.stderr
+    orphans = {item["url"]: item for item in _items(document, "orphans")}
+    assert {url: (item["status"], item["reason"]) for url, item in orphans.items()} == {
+        u + "/orphan.html": (200, "orphan"),
+        u + "/gone.html": (404, "status-not-200"),
+        u + "/private/secret.html": (None, "robots-disallowed"),
+    }
+    assert "/private/secret.html" not in paths  # robots.txt holds for orphans too
+    assert "/only-from-orphan.html" not in paths  # an orphan's links are not followed
+    assert "/b.html" in paths and paths.count("/orphan.html") == 1
+    rows = {row["url"]: row for row in document["urls"]}
+    assert rows[u + "/orphan.html"]["reason"] == "orphan"
+    assert rows[u + "/orphan.html"]["orphan"] is True and rows[u + "/orphan.html"]["depth"] is None
+    assert rows[u + "/a.html"]["in_live_sitemap"] is True and rows[u + "/a.html"]["orphan"] is False
+    assert rows[u + "/e.html"]["in_live_sitemap"] is False
+    table = {row["url"]: row for row in csv.DictReader((tmp_path / "audit.csv").open())}
+    assert table[u + "/orphan.html"]["orphan"] == "yes"
+    assert table[u + "/e.html"]["in_live_sitemap"] == "no"
+    # bounded by the crawl's limits: with the budget spent, orphans are named, not fetched
+    u, run, document, paths = _audit(tmp_path, "live-sitemap", "--max-pages", "3")
+    assert run.code == 0, run.stderr
+    assert "/orphan.html" not in paths
+    reasons = {item["url"]: item["reason"] for item in _items(document, "orphans")}
+    assert reasons[u + "/orphan.html"] == "max-pages"
+
+
+def test_missing_pages_and_lastmods_that_cannot_be_true(tmp_path: Path) -> None:
+    u, run, document, _paths = _audit(tmp_path)
+    assert run.code == 0, run.stderr
+    assert [item["url"] for item in _items(document, "missing-from-sitemap")] == [u + "/e.html"]
+    lastmods = _items(document, "sitemap-lastmod")
+    by_problem = {item["problem"]: item for item in lastmods}
+    assert by_problem["older-than-last-modified"]["url"] == u + "/"
+    assert by_problem["older-than-last-modified"]["last_modified"] == "2024-06-01T10:00:00Z"
+    assert by_problem["in-the-future"]["url"] == u + "/a.html"
+    assert by_problem["not-w3c-datetime"] == {
+        "url": u + "/noindex.html", "lastmod": "last tuesday", "problem": "not-w3c-datetime",
+        "sitemap": u + "/sitemaps/pages.xml"}
+    assert by_problem["same-on-every-entry"] == {
+        "sitemap": u + "/sitemaps/more.xml.gz", "lastmod": "2024-03-03", "entries": 3,
+        "problem": "same-on-every-entry"}
+    assert len(lastmods) == 4  # orphan.html's lastmod (with a zone) is fine
+
+
+def test_broken_sitemaps_are_reported_not_fatal(tmp_path: Path) -> None:
+    u, run, document, _paths = _audit(tmp_path)
+    assert run.code == 0, run.stderr
+    errors = {item["sitemap"]: item["problem"] for item in _items(document, "sitemap-errors")}
+    assert errors[u + "/sitemaps/gone.xml"].startswith("http-404")
+    assert errors[u + "/sitemaps/broken.xml"].startswith("invalid-xml")
+    assert errors[u + "/sitemaps/nested.xml"].startswith("nested-index")
+    assert len(errors) == 3
+    live = document["live_sitemap"]
+    assert live["source"] == "robots.txt" and live["urls"] == 11
+    kinds = {item["url"]: item["kind"] for item in live["sitemaps"]}
+    assert kinds[u + "/sitemaps/more.xml.gz"] == "urlset"  # a gzip file, read as one
+
+
+def test_no_sitemap_anywhere_is_a_finding_a_ci_gate_can_use(tmp_path: Path) -> None:
+    u, run, document, paths = _audit(tmp_path, "audit", "--fail-on", "sitemap-errors")
+    assert run.code == 6, run.stderr
+    assert "/sitemap.xml" in paths and "/sitemap_index.xml" in paths
+    (item,) = _items(document, "sitemap-errors")
+    assert item["problem"].startswith("not-found")
+    assert u + "/sitemap.xml" in item["problem"]
+    assert document["findings"]["missing-from-sitemap"]["count"] == 0  # nothing to miss from
+
+
+def test_an_unreachable_or_invalid_sitemap_url(tmp_path: Path) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        closed = sock.getsockname()[1]
+    _u, run, document, _paths = _audit(tmp_path, "audit", "--retries", "0",
+                                       "--compare-sitemap",
+                                       f"http://127.0.0.1:{closed}/sitemap.xml")
+    assert run.code == 0, run.stderr
+    (item,) = _items(document, "sitemap-errors")
+    assert item["problem"].startswith("connect-error"), item
+    assert "Traceback" not in run.stderr
+    _u, run, document, _paths = _audit(tmp_path, "audit", "--compare-sitemap", "/a.html")
+    assert run.code == 2 and "--compare-sitemap '/a.html'" in run.stderr
+    with RunningServer("audit") as site:
+        run = run_cli("audit", site.url + "/", "--report", str(tmp_path / "a.json"),
+                      "--compare-sitemap", site.url + "/a.html")
+    document = json.loads((tmp_path / "a.json").read_text())
+    (item,) = _items(document, "sitemap-errors")
+    assert item["problem"] == "not-a-sitemap: an HTML page, not a sitemap"
+
+
+def test_crawl_compares_on_request_and_keeps_orphans_out_of_its_sitemap(
+        tmp_path: Path) -> None:
+    out, report = tmp_path / "out", tmp_path / "report.json"
+    with RunningServer("live-sitemap") as site:
+        plain = run_cli("crawl", site.url + "/", "--out", str(out), "--report", str(report))
+        assert plain.code == 0, plain.stderr
+        assert "/sitemap_index.xml" not in site.paths()  # off unless asked for
+        assert json.loads(report.read_text())["live_sitemap"] is None
+        run = run_cli("crawl", site.url + "/", "--out", str(out), "--report", str(report),
+                      "--compare-sitemap", "auto")
+        refused = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "o2"),
+                          "--compare-sitemap", "auto")
+    assert run.code == 0, run.stderr
+    u = site.url
+    document = json.loads(report.read_text())
+    assert [item["url"] for item in _items(document, "orphans")] == [
+        u + "/gone.html", u + "/private/secret.html", u + "/orphan.html"]
+    listed = read_sitemaps(out, u + "/").locs
+    assert u + "/orphan.html" not in listed and u + "/e.html" in listed
+    assert refused.code == 2 and "--compare-sitemap needs --report" in refused.stderr
+
+
+def test_the_comparison_in_the_html_report_in_a_real_browser(tmp_path: Path) -> None:
+    from browser import browser_page
+
+    report = tmp_path / "audit.html"
+    with RunningServer("live-sitemap") as site:
+        run = run_cli("audit", site.url + "/", "--report", str(report))
+    assert run.code == 0, run.stderr
+    shots = REPO / ".pytest_cache" / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    with browser_page() as page:
+        page.goto(report.as_uri())
+        assert page.locator('[data-finding="orphans"]').inner_text() == "3"
+        assert page.locator('[data-finding="non-indexable-in-sitemap"]').inner_text() == "7"
+        files = page.locator("#live-sitemap tbody tr")
+        assert files.count() == 6
+        assert "found through robots.txt" in page.locator("#live-sitemap h2").first.inner_text()
+        assert "invalid-xml" in page.locator("#live-sitemap").inner_text()
+        orphan = page.locator("#orphans tbody tr", has_text="/orphan.html")
+        assert orphan.count() == 1 and "200" in orphan.inner_text()
+        depth = page.locator("figure.chart", has_text="Depth").inner_text()
+        assert "None" not in depth
+        page.locator("#live-sitemap").scroll_into_view_if_needed()
+        page.screenshot(path=str(shots / "audit-live-sitemap.png"), full_page=False)
