@@ -35,7 +35,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TextIO
 
 import anyio
 import click
@@ -63,12 +63,12 @@ from crawler.progress import CrawlDisplay
 from crawler.records import CrawlResult, PageRecord
 from crawler.report import (
     explain_empty,
-    report_csv,
-    report_document,
-    report_json,
-    report_rows,
+    iter_rows,
+    report_head,
+    write_report_csv,
+    write_report_json,
 )
-from crawler.report_html import report_html
+from crawler.report_html import write_report_html
 from crawler.scope import Scope
 from crawler.state import mark_published
 from crawler.urls import normalize_url
@@ -448,17 +448,21 @@ def _report_dirs(report_files: tuple[Path, ...]) -> None:
 
 
 def _write_reports(report_files: tuple[Path, ...], result: CrawlResult,
-                   extra: dict[str, Any]) -> None:
-    rows = report_rows(result) if report_files else []  # built once for every format
+                   extra: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each report streamed to its file, rows made as they are written; the findings
+    (computed once for every format) are returned for the summary and --fail-on."""
+    found = findings(result) if report_files else {}
     for path in report_files:
         kind = REPORT_FORMATS[path.suffix.lower()]
-        if kind == "json":
-            text = report_json(result, extra, rows)
-        elif kind == "csv":
-            text = report_csv(result, rows)
-        else:
-            text = report_html(report_document(result, extra, rows))
-        _write_atomically(path, text.encode())
+        with _atomic_text(path) as out:
+            if kind == "json":
+                write_report_json(out, result, extra, found)
+            elif kind == "csv":
+                write_report_csv(out, result)
+            else:
+                write_report_html(out, report_head(result, extra, found),
+                                  lambda: iter_rows(result))
+    return found
 
 
 def _audit(display: CrawlDisplay, *, quiet: bool, start_url: str,
@@ -476,9 +480,8 @@ def _audit(display: CrawlDisplay, *, quiet: bool, start_url: str,
     scope = Scope.for_start(normalize_url(config.start_url) or config.start_url, config.prefix)
     _alternates, problems = (sitemap_alternates(result.listed(), scope.contains)
                              if config.hreflang else ({}, []))
-    _write_reports(report_files, result, {
+    found = _write_reports(report_files, result, {
         "hreflang": [asdict(problem) for problem in problems]})
-    found = findings(result)
     if not quiet:
         counts = ", ".join(f"{name} {found[name]['count']}" for name in FINDINGS)
         display.console.print(
@@ -553,21 +556,26 @@ def _valid_images(images: tuple[str, ...]) -> tuple[str, ...]:
                  if len(image) <= MAX_LOC_LENGTH)
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
+@contextlib.contextmanager
+def _atomic_text(path: Path) -> Iterator[TextIO]:
+    """A report written beside its final name and renamed over it once complete, so a
+    failed or interrupted run leaves the previous report as it was."""
     tmp: str | None = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or Path("."))
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="", buffering=1 << 20) as handle:
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
+        tmp = None
     except OSError as exc:
+        raise Failure(f"cannot write report {path}: {exc.strerror}", EXIT_OUTPUT) from None
+    finally:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)  # no partial report left behind
-        raise Failure(f"cannot write report {path}: {exc.strerror}", EXIT_OUTPUT) from None
 
 
 def _summary(display: CrawlDisplay, result: CrawlResult, written: WriteResult,

@@ -12,11 +12,12 @@ import csv
 import io
 import json
 from collections import Counter
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, TextIO
 
 from crawler.dates import EARLIEST_TRUSTED
 from crawler.findings import final_target, findings
-from crawler.records import CrawlResult, PageRecord, Verdict
+from crawler.records import CrawlResult, PageRecord, SkippedUrl, Verdict
 
 # 2: top-level crawl_delay; a row's detail for an internal-error
 # 3: totals.outside_scope; out-of-scope URLs listed as rows up to 1,000 per reason;
@@ -40,69 +41,77 @@ def _iso(record: PageRecord) -> str | None:
     return record.lastmod.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def report_rows(result: CrawlResult) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = []
-    by_url = {record.url: record for record in result.records}
-    referrers = result.referrers
-    for record in result.records:
-        row: dict[str, Any] = {
-            "url": record.url,
-            "status": record.status,
-            "depth": record.depth,
-            "lastmod": _iso(record),
-            "listed": record.verdict is Verdict.LISTED,
-            "reason": record.verdict.value,
-            "content_type": record.content_type,
-            "bytes": record.bytes,
-            "response_ms": round(record.elapsed * 1000, 1),
-            "title": record.title,
-            "noindex": record.noindex,
-            "nofollow": record.nofollow,
-        }
-        if record.redirect_to is not None:
-            row["redirect_chain"] = final_target(record, by_url)[0][1:]
-        if record.error is not None:
-            row["error"] = record.error.value
-        if record.detail is not None:
-            row["detail"] = record.detail
-        if record.redirect_to or record.refresh_to:
-            row["target"] = record.redirect_to or record.refresh_to
-        if record.canonical is not None:
-            row["canonical"] = record.canonical
-        if record.duplicate_of is not None:
-            row["duplicate_of"] = record.duplicate_of
-        rows.append(row)
-    for skipped in result.skipped:
-        rows.append({
-            "url": skipped.url, "status": None, "depth": skipped.depth, "lastmod": None,
-            "listed": False, "reason": skipped.reason.value,
-        })
+def iter_rows(result: CrawlResult) -> Iterator[dict[str, Any]]:
+    """The report's rows, sorted by URL, made one at a time: 100,000 rows held as
+    dicts would cost more than the crawl that found them."""
+    records, skipped = result.records, result.skipped
+    by_url = {record.url: record for record in records}
+    count = len(records)
+    order = sorted(range(count + len(skipped)),
+                   key=lambda i: records[i].url if i < count else skipped[i - count].url)
     live = result.live_sitemap
-    if live is not None:
-        orphans = set(live.orphans)
-        for row in rows:
-            row["in_live_sitemap"] = row["url"] in live.entries
-            row["orphan"] = row["url"] in orphans
+    orphans = set(live.orphans) if live is not None else set()
+    referrers = result.referrers
+    for index in order:
+        row = _record_row(records[index], by_url) if index < count else \
+            _skipped_row(skipped[index - count])
+        url = row["url"]
+        if live is not None:
+            row["in_live_sitemap"] = url in live.entries
+            row["orphan"] = url in orphans
             if row["orphan"]:
                 row["depth"] = None  # reached through the sitemap, not through links
-    if referrers is not None:
-        records = result.records
-        for row in rows:
-            url = row["url"]
+        if referrers is not None:
             row["linked_from"] = referrers.count(url)
-            row["found_on"] = [records[index].url for index in referrers.first(url)]
+            row["found_on"] = [records[page].url for page in referrers.first(url)]
             row["anchor"] = referrers.anchor(url)
-    rows.sort(key=lambda row: row["url"])
-    return rows
+        yield row
 
 
-def report_csv(result: CrawlResult, rows: list[dict[str, Any]] | None = None) -> str:
-    """One row per URL, the columns of :data:`CSV_COLUMNS`; opens in any spreadsheet.
-    ``rows``: :func:`report_rows` already built for another format of the same run."""
-    out = io.StringIO()
+def _record_row(record: PageRecord, by_url: dict[str, PageRecord]) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "url": record.url,
+        "status": record.status,
+        "depth": record.depth,
+        "lastmod": _iso(record),
+        "listed": record.verdict is Verdict.LISTED,
+        "reason": record.verdict.value,
+        "content_type": record.content_type,
+        "bytes": record.bytes,
+        "response_ms": round(record.elapsed * 1000, 1),
+        "title": record.title,
+        "noindex": record.noindex,
+        "nofollow": record.nofollow,
+    }
+    if record.redirect_to is not None:
+        row["redirect_chain"] = final_target(record, by_url)[0][1:]
+    if record.error is not None:
+        row["error"] = record.error.value
+    if record.detail is not None:
+        row["detail"] = record.detail
+    if record.redirect_to or record.refresh_to:
+        row["target"] = record.redirect_to or record.refresh_to
+    if record.canonical is not None:
+        row["canonical"] = record.canonical
+    if record.duplicate_of is not None:
+        row["duplicate_of"] = record.duplicate_of
+    return row
+
+
+def _skipped_row(skipped: SkippedUrl) -> dict[str, Any]:
+    return {"url": skipped.url, "status": None, "depth": skipped.depth, "lastmod": None,
+            "listed": False, "reason": skipped.reason.value}
+
+
+def report_rows(result: CrawlResult) -> list[dict[str, Any]]:
+    return list(iter_rows(result))
+
+
+def write_report_csv(out: TextIO, result: CrawlResult) -> None:
+    """One row per URL, the columns of :data:`CSV_COLUMNS`; opens in any spreadsheet."""
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(CSV_COLUMNS)
-    for row in rows if rows is not None else report_rows(result):
+    for row in iter_rows(result):
         values = []
         for column in CSV_COLUMNS:
             value = row.get(column)
@@ -112,6 +121,11 @@ def report_csv(result: CrawlResult, rows: list[dict[str, Any]] | None = None) ->
                 value = "yes" if value else "no"
             values.append("" if value is None else value)
         writer.writerow(values)
+
+
+def report_csv(result: CrawlResult) -> str:
+    out = io.StringIO()
+    write_report_csv(out, result)
     return out.getvalue()
 
 
@@ -132,9 +146,10 @@ def totals(result: CrawlResult) -> dict[str, Any]:
     }
 
 
-def report_document(result: CrawlResult, extra: dict[str, Any] | None = None,
-                    rows: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """The report as data: what the JSON file holds and the HTML page shows."""
+def report_head(result: CrawlResult, extra: dict[str, Any] | None = None,
+                found: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The report as data, all but its rows: what the JSON file holds before
+    ``urls`` and what the HTML page shows above its table."""
     return {
         "version": REPORT_VERSION,
         "start_url": result.start_url,
@@ -144,9 +159,28 @@ def report_document(result: CrawlResult, extra: dict[str, Any] | None = None,
         "totals": totals(result),
         "live_sitemap": live_summary(result),
         **(extra or {}),
-        "findings": findings(result),
-        "urls": rows if rows is not None else report_rows(result),
+        "findings": found if found is not None else findings(result),
     }
+
+
+def report_document(result: CrawlResult, extra: dict[str, Any] | None = None
+                    ) -> dict[str, Any]:
+    """The whole report as one value (tests, small sites); files are streamed."""
+    return {**report_head(result, extra), "urls": report_rows(result)}
+
+
+def write_report_json(out: TextIO, result: CrawlResult, extra: dict[str, Any] | None = None,
+                      found: dict[str, dict[str, Any]] | None = None) -> None:
+    """The JSON report, its rows written one a line as they are made."""
+    head = json.dumps(report_head(result, extra, found), indent=1, ensure_ascii=False)
+    out.write(head[:-2])  # all but the closing "\n}"
+    out.write(',\n "urls": [')
+    separator = "\n  "
+    for row in iter_rows(result):
+        out.write(separator)
+        out.write(json.dumps(row, ensure_ascii=False))
+        separator = ",\n  "
+    out.write("\n ]\n}\n")
 
 
 def live_summary(result: CrawlResult) -> dict[str, Any] | None:
@@ -170,9 +204,10 @@ def live_summary(result: CrawlResult) -> dict[str, Any] | None:
     }
 
 
-def report_json(result: CrawlResult, extra: dict[str, Any] | None = None,
-                rows: list[dict[str, Any]] | None = None) -> str:
-    return json.dumps(report_document(result, extra, rows), indent=1, ensure_ascii=False) + "\n"
+def report_json(result: CrawlResult, extra: dict[str, Any] | None = None) -> str:
+    out = io.StringIO()
+    write_report_json(out, result, extra)
+    return out.getvalue()
 
 
 # Verdicts that send the start URL on to another URL: words, and the field naming it.

@@ -12,8 +12,8 @@ from __future__ import annotations
 import html
 import json
 from collections import Counter
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, TextIO
 
 from crawler.findings import FINDINGS
 from crawler.live_findings import LIVE_FINDINGS
@@ -25,23 +25,33 @@ _COLUMNS = (("url", "URL"), ("status", "Status"), ("reason", "Reason"), ("depth"
             ("linked_from", "Linked from"), ("found_on", "Found on"))
 
 
-def report_html(document: dict[str, Any]) -> str:
-    """The page for a report document (what :func:`crawler.report.report_json` holds)."""
-    rows: list[dict[str, Any]] = document["urls"]
+def write_report_html(out: TextIO, document: dict[str, Any],
+                      rows: Callable[[], Iterable[dict[str, Any]]]) -> None:
+    """Write the page for a report document (what :func:`crawler.report.report_head`
+    holds) to ``out``. ``rows`` gives the URL rows afresh on each call: once for the
+    charts, once for the table, so no list of 100,000 rows is ever held."""
     totals = document["totals"]
     found = document["findings"]
     cards = [("URLs seen", totals["seen"]), ("fetched", totals["fetched"]),
              ("listed", totals["listed"]), ("not listed", totals["not_listed"]),
              ("errors", totals["errors"])]
-    charts = [
-        ("Status codes", Counter(str(row["status"]) if row["status"] is not None else "none"
-                                 for row in rows if row.get("status") is not None
-                                 or row["reason"] == "error")),
-        ("Depth", Counter(str(row["depth"]) for row in rows
-                          if row.get("status") is not None and row["depth"] is not None)),
-        ("Response times", _time_buckets(row.get("response_ms") for row in rows)),
-        ("Reasons not listed", Counter(row["reason"] for row in rows if not row["listed"])),
-    ]
+    statuses: Counter[str] = Counter()
+    depths: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
+    times = _time_buckets(())
+    shown = 0
+    for row in rows():
+        shown += 1
+        if row.get("status") is not None or row["reason"] == "error":
+            statuses[str(row["status"]) if row["status"] is not None else "none"] += 1
+        if row.get("status") is not None and row["depth"] is not None:
+            depths[str(row["depth"])] += 1
+        if not row["listed"]:
+            reasons[row["reason"]] += 1
+        if (ms := row.get("response_ms")) is not None:
+            times[_time_label(ms)] += 1
+    charts = [("Status codes", statuses), ("Depth", depths),
+              ("Response times", times), ("Reasons not listed", reasons)]
     parts = [_HEAD.replace("%TITLE%", _e(f"Audit of {document['start_url']}")),
              f"<h1>Audit of <a href=\"{_e(document['start_url'])}\">"
              f"{_e(document['start_url'])}</a></h1>",
@@ -58,9 +68,9 @@ def report_html(document: dict[str, Any]) -> str:
         if name == LIVE_FINDINGS[0]:
             parts.append(_live_section(document.get("live_sitemap")))
         parts.append(_finding_table(name, found[name]["items"]))
-    parts.append(_url_table(rows))
-    parts.append(_SCRIPT + "</body></html>\n")
-    return "\n".join(parts)
+    out.write("\n".join(parts) + "\n")
+    _write_url_table(out, rows(), shown)
+    out.write("\n" + _SCRIPT + "</body></html>\n")
 
 
 def _live_section(live: dict[str, Any] | None) -> str:
@@ -88,8 +98,12 @@ def _time_buckets(values: Iterable[float | None]) -> Counter[str]:
     for value in values:
         if value is None:
             continue
-        counts[next(label for limit, label in _TIME_BUCKETS if value < limit)] += 1
+        counts[_time_label(value)] += 1
     return counts
+
+
+def _time_label(ms: float) -> str:
+    return next(label for limit, label in _TIME_BUCKETS if ms < limit)
 
 
 def _bar_chart(title: str, counts: Counter[str]) -> str:
@@ -137,9 +151,13 @@ def _cell(value: Any) -> str:
     return _e(value)
 
 
-def _url_table(rows: list[dict[str, Any]]) -> str:
+def _write_url_table(out: TextIO, rows: Iterable[dict[str, Any]], count: int) -> None:
     head = "".join(f'<th data-key="{key}">{_e(label)}</th>' for key, label in _COLUMNS)
-    body = []
+    out.write('<section id="urls"><h2>Every URL <small id="shown">'
+              f"{count:,}</small></h2>"
+              '<input id="filter" type="search" placeholder="Filter: any text in a row" '
+              'autocomplete="off">'
+              f'<table class="sortable" id="url-table"><thead><tr>{head}</tr></thead><tbody>')
     for row in rows:
         cells = []
         for key, _label in _COLUMNS:
@@ -149,13 +167,8 @@ def _url_table(rows: list[dict[str, Any]]) -> str:
                                             else value)
             cells.append(f'<td data-sort="{_e(sort)}">{_cell(value)}</td>')
         listed = "listed" if row["listed"] else "not-listed"
-        body.append(f'<tr class="{listed}">{"".join(cells)}</tr>')
-    return ('<section id="urls"><h2>Every URL <small id="shown">'
-            f"{len(rows):,}</small></h2>"
-            '<input id="filter" type="search" placeholder="Filter: any text in a row" '
-            'autocomplete="off">'
-            f'<table class="sortable" id="url-table"><thead><tr>{head}</tr></thead>'
-            f'<tbody>{"".join(body)}</tbody></table></section>')
+        out.write(f'<tr class="{listed}">{"".join(cells)}</tr>')
+    out.write("</tbody></table></section>")
 
 
 _HEAD = """<!doctype html>

@@ -161,6 +161,13 @@ def test_crawl_compares_on_request_and_keeps_orphans_out_of_its_sitemap(
                       "--compare-sitemap", "auto")
         refused = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "o2"),
                           "--compare-sitemap", "auto")
+        # orphans never reach the state either: the next run starts from the links
+        state, again = tmp_path / "state.db", tmp_path / "again"
+        first = run_cli("crawl", site.url + "/", "--out", str(again), "--state", str(state),
+                        "--report", str(tmp_path / "r.json"), "--compare-sitemap", "auto")
+        second = run_cli("crawl", site.url + "/", "--out", str(again), "--state", str(state))
+        assert first.code == 0 and second.code == 0, first.stderr + second.stderr
+        assert site.url + "/orphan.html" not in read_sitemaps(again, site.url + "/").locs
     assert run.code == 0, run.stderr
     u = site.url
     document = json.loads(report.read_text())
