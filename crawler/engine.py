@@ -226,6 +226,11 @@ class _Coordinator:
             self.frontier.restore(record.url, fetched=True)
             self._keep_unlisted(record)
             self._count(record)
+            if self.result.referrers is not None and self.state is not None:
+                # who linked where before the interruption, from what the state kept
+                stored = self.state.previous(record.url)
+                if stored is not None:
+                    self._refer(len(self.result.records) - 1, stored.links, stored.anchors)
         self.outside.load(point.outside)
         for item in point.skipped:
             if item.reason in OUTSIDE:
@@ -354,14 +359,8 @@ class _Coordinator:
         record.fingerprint = outcome.content_hash
         self._keep_unlisted(record)
         self._count(record)
-        referrers = self.result.referrers
-        if referrers is not None:
-            page, anchors, contains = len(self.result.records) - 1, outcome.anchors, \
-                self.scope.contains
-            for link in outcome.links:
-                cleaned = self.clean(link)
-                if contains(cleaned):
-                    referrers.add(cleaned, page, anchors.get(link))
+        if self.result.referrers is not None:
+            self._refer(len(self.result.records) - 1, outcome.links, outcome.anchors)
         for target in outcome.siblings:
             if target in (record.redirect_to, record.refresh_to):
                 self.consider(target, job.depth, job.hops + 1, chain)
@@ -379,6 +378,14 @@ class _Coordinator:
             self.state.checkpoint()  # the page and what it queued: one transaction
         if self.on_record is not None:
             self.on_record(record, self.result)
+
+    def _refer(self, page: int, links: list[str], anchors: dict[str, str]) -> None:
+        referrers, contains, clean = self.result.referrers, self.scope.contains, self.clean
+        assert referrers is not None
+        for link in links:
+            cleaned = clean(link)
+            if contains(cleaned):
+                referrers.add(cleaned, page, anchors.get(link))
 
     def _accept_orphan(self, record: PageRecord) -> None:
         """An orphan is what it is (a 404, a redirect, noindex…) but never listed: the

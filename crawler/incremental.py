@@ -39,7 +39,7 @@ def remember(
         reused = PageOutcome(
             stored, links=[] if stored.nofollow else links,
             siblings=targets(stored), etag=etag, last_modified=last_modified,
-            content_hash=previous.content_hash)
+            content_hash=previous.content_hash, anchors=previous.anchors)
         state.touch(stored.url, job.depth, etag, last_modified)
         return reused, True
     old_hash = previous.content_hash if previous else None
@@ -51,5 +51,6 @@ def remember(
         changes = (*changes, int(run_time.timestamp()))
     record.change_interval = median_interval(changes)
     state.save(StoredPage(record, outcome.etag, outcome.last_modified, content_hash, changed,
-                          outcome.links, changes=changes))
+                          outcome.links, changes=changes,
+                          anchors=outcome.anchors if every_link else {}))
     return outcome, False

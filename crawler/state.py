@@ -38,7 +38,8 @@ from crawler.records import PageRecord, SkippedUrl, Verdict
 # 1: the first; 2: each queued URL keeps its redirect chain (queue.chain);
 # 3: a page's hreflang alternates and images, and when its content was seen to
 #    change, its title and size (pages.alternates, .images, .changes, .title, .bytes)
-SCHEMA_VERSION = "3"
+# 4: the anchor text of each outlink, for audits (pages.anchors)
+SCHEMA_VERSION = "4"
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _WHAT_TO_DO = "use --state with another file, or delete it to start afresh"
 BATCH_RECORDS = 500
@@ -55,7 +56,8 @@ CREATE TABLE IF NOT EXISTS pages (
     content_hash BLOB, hash_changed_at INTEGER,
     canonical TEXT, redirect_to TEXT, refresh_to TEXT,
     noindex INTEGER NOT NULL, nofollow INTEGER NOT NULL, links_found INTEGER NOT NULL,
-    outlinks BLOB, alternates TEXT, images TEXT, changes TEXT, title TEXT, bytes INTEGER
+    outlinks BLOB, alternates TEXT, images TEXT, changes TEXT, title TEXT, bytes INTEGER,
+    anchors BLOB
 );
 CREATE TABLE IF NOT EXISTS skipped (
     url_id INTEGER PRIMARY KEY, depth INTEGER NOT NULL, reason TEXT NOT NULL);
@@ -72,6 +74,7 @@ _MIGRATIONS = {
                     "ALTER TABLE pages ADD COLUMN changes TEXT",
                     "ALTER TABLE pages ADD COLUMN title TEXT",
                     "ALTER TABLE pages ADD COLUMN bytes INTEGER"]),
+    "3": ("pages", ["ALTER TABLE pages ADD COLUMN anchors BLOB"]),
 }
 
 
@@ -92,6 +95,9 @@ class StoredPage:
     outlinks: bytes | None = None  # the packed ids ``links`` is decoded from
     # when the content was seen to change (epoch seconds, the last CHANGES_KEPT)
     changes: tuple[int, ...] = ()
+    # outlink -> its anchor text, kept by audits so a 304 or a resumed run still
+    # knows what the links said
+    anchors: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -395,7 +401,7 @@ class CrawlState:
             outlinks = zlib.compress(ids.tobytes(), 6)
         self._write(
             "INSERT OR REPLACE INTO pages VALUES "
-            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (url_id, self.run, record.depth, record.status, record.content_type,
              record.error.value if record.error else None, record.verdict.value,
              page.etag, page.last_modified, _epoch(record.lastmod), page.content_hash,
@@ -405,7 +411,9 @@ class CrawlState:
              None if record.images is None else json.dumps(record.images,
                                                             separators=(",", ":")),
              json.dumps(page.changes[-CHANGES_KEPT:]) if page.changes else None,
-             record.title, record.bytes))
+             record.title, record.bytes,
+             zlib.compress(json.dumps(page.anchors, ensure_ascii=False).encode(), 6)
+             if page.anchors else None))
         self._write("DELETE FROM queue WHERE url_id = ?", (url_id,))
 
     def touch(self, url: str, depth: int, etag: str | None, last_modified: str | None) -> None:
@@ -419,7 +427,7 @@ class CrawlState:
     def _stored(self, url: str, row: tuple, *, with_links: bool = True) -> StoredPage:
         (_id, _run, depth, status, content_type, error, verdict, etag, last_modified, lastmod,
          content_hash, hash_changed_at, canonical, redirect_to, refresh_to, noindex, nofollow,
-         links_found, outlinks, alternates, images, changes, title, size) = row
+         links_found, outlinks, alternates, images, changes, title, size, anchors) = row
         record = PageRecord(
             url=url, depth=depth, status=status, content_type=content_type,
             lastmod=_moment(lastmod), error=ErrorKind(error) if error else None,
@@ -437,7 +445,8 @@ class CrawlState:
             ids.frombytes(zlib.decompress(outlinks))
             links = self._urls(ids)
         return StoredPage(record, etag, last_modified, content_hash, _moment(hash_changed_at),
-                          links, outlinks, seen_changes)
+                          links, outlinks, seen_changes,
+                          json.loads(zlib.decompress(anchors)) if anchors else {})
 
     def _resume_point(self) -> ResumePoint:
         records = [self._stored(url, tuple(row), with_links=False).record

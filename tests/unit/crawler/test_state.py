@@ -278,3 +278,26 @@ def test_urls_the_site_no_longer_links_are_pruned(tmp_path: Path) -> None:
     assert urls == {"http://h/a", "http://other/z", *(f"http://h/z{n}" for n in range(1000))}
     stored = CrawlState(path, ROOT).previous("http://h/a")
     assert stored is not None and len(stored.links) == 1000
+
+
+def test_anchors_round_trip_and_a_schema_3_file_gains_the_column(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    state = CrawlState(path, ROOT)
+    state.begin(resume=False)
+    with_words = page("http://h/a", ["http://h/b", "http://h/c"])
+    with_words.anchors = {"http://h/b": "Café « b »"}
+    state.save(with_words)
+    state.save(page("http://h/d", ["http://h/b"]))
+    state.finish()
+    state.close()
+    stored = CrawlState(path, ROOT)
+    assert stored.previous("http://h/a").anchors == {"http://h/b": "Café « b »"}  # type: ignore[union-attr]
+    stored.close()
+    with sqlite3.connect(path) as db:  # as schema 3 wrote it: no anchors column
+        db.execute("ALTER TABLE pages DROP COLUMN anchors")
+        db.execute("UPDATE meta SET value = '3' WHERE key = 'version'")
+    migrated = CrawlState(path, ROOT)
+    migrated.begin(resume=False)
+    old = migrated.previous("http://h/d")
+    assert old is not None and old.anchors == {} and old.links == ["http://h/b"]
+    migrated.close()
