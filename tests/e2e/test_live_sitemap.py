@@ -201,3 +201,16 @@ def test_the_comparison_in_the_html_report_in_a_real_browser(tmp_path: Path) -> 
         assert "None" not in depth
         page.locator("#live-sitemap").scroll_into_view_if_needed()
         page.screenshot(path=str(shots / "audit-live-sitemap.png"), full_page=False)
+
+
+def test_entries_outside_the_crawls_scope_are_counted_never_fetched(tmp_path: Path) -> None:
+    with RunningServer("live-sitemap") as site:
+        report = tmp_path / "a.json"
+        # the crawl's scope is /sitemaps/: no page the sitemaps list is in it
+        run = run_cli("audit", site.url + "/sitemaps/pages.xml", "--report", str(report))
+        paths = site.paths()
+    assert run.code == 0, run.stderr
+    live = json.loads(report.read_text())["live_sitemap"]
+    assert live["source"] == "robots.txt" and live["outside_crawl_scope"] == 11
+    assert "/orphan.html" not in paths and "/gone.html" not in paths
+    assert json.loads(report.read_text())["findings"]["orphans"]["count"] == 0
