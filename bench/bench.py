@@ -40,7 +40,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 WORK = Path("/tmp/sitemap-crawler-bench")
 PG_DOCS = Path("/usr/share/doc/postgresql-doc-15/html")
-NGINX_CONF = """
+NGINX_CONF = """{modules}
 worker_processes 1;
 pid {state}/nginx.pid;
 error_log {state}/error.log;
@@ -54,9 +54,22 @@ http {{
     fastcgi_temp_path {state}/tmp; uwsgi_temp_path {state}/tmp; scgi_temp_path {state}/tmp;
     sendfile on; tcp_nopush on; keepalive_requests 1000000; keepalive_timeout 60;
     etag on; autoindex off;
-    server {{ listen 127.0.0.1:{port}{tls}; root {root}; index index.html;{certs} }}
+    server {{ listen 127.0.0.1:{port}{tls}; root {root}; index index.html;{certs}{latency} }}
 }}
 """
+# Latency mode: njs holds every answer for the given delay, then serves the file as
+# usual (ETag, Last-Modified, 304s) through an internal location: a round trip to a
+# distant server, on loopback.
+LATENCY_CONF = """
+        js_import delay from {state}/delay.js;
+        location / {{ js_content delay.hold; }}
+        location /_static/ {{ internal; alias {root}/; }}"""
+LATENCY_JS = """function hold(r) {{
+    setTimeout(function () {{ r.internalRedirect('/_static' + r.uri); }}, {ms});
+}}
+export default {{hold}};
+"""
+NJS_MODULE = Path("/usr/lib/nginx/modules/ngx_http_js_module.so")
 
 
 def ensure_nginx() -> str:
@@ -72,8 +85,9 @@ def ensure_nginx() -> str:
 class Nginx:
     """A private nginx on 127.0.0.1:port serving ``root``."""
 
-    def __init__(self, root: Path, port: int, *, tls: bool = False) -> None:
-        self.root, self.port, self.tls = root, port, tls
+    def __init__(self, root: Path, port: int, *, tls: bool = False,
+                 latency: float = 0.0) -> None:
+        self.root, self.port, self.tls, self.latency = root, port, tls, latency
         self.state = WORK / f"nginx-{port}"
 
     @property
@@ -97,8 +111,18 @@ class Nginx:
         conf = self.state / "nginx.conf"
         certs = (f" ssl_certificate {self.ca_file()}; ssl_certificate_key "
                  f"{self.state / 'key.pem'};" if self.tls else "")
+        modules = latency = ""
+        if self.latency:
+            if not NJS_MODULE.exists():
+                subprocess.run(["apt-get", "install", "-y", "-qq", "libnginx-mod-http-js"],
+                               check=True)
+            modules = f"load_module {NJS_MODULE};"
+            (self.state / "delay.js").write_text(
+                LATENCY_JS.format(ms=round(self.latency * 1000)))
+            latency = LATENCY_CONF.format(state=self.state, root=self.root)
         conf.write_text(NGINX_CONF.format(state=self.state, port=self.port, root=self.root,
-                                          tls=" ssl http2" if self.tls else "", certs=certs))
+                                          tls=" ssl http2" if self.tls else "", certs=certs,
+                                          modules=modules, latency=latency))
         subprocess.run([binary, "-e", str(self.state / "error.log"), "-c", str(conf),
                         "-p", str(self.state)], check=True)
         time.sleep(0.3)
