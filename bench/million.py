@@ -1,0 +1,200 @@
+"""A site of a million pages that needs no disk, and the crawler's memory as it crawls it.
+
+    python bench/million.py --pages 1000000 [--concurrency 32] [--latency 0]
+
+nginx's njs module computes every page from its number: ``/`` is page 0,
+``/p/N.html`` page N, whose children are pages N*30+1 … N*30+30. A page is
+about 20 KB with about 40 links (parent, children, neighbours, two top
+pages, a fragment, an external link); every 97th page also links to a page
+that does not exist (404) and every 101st to ``/r/N.html``, which redirects
+(301) to ``/p/N.html``. Answers carry Last-Modified and an ETag and honour
+If-None-Match with 304, so re-crawls work as on a real site.
+
+It runs the real CLI once and samples, every second, the crawler's RSS (from
+/proc) and the number of pages nginx has served (from its access log), then
+prints pages/s, CPU per page, peak RSS, and writes the samples to
+``WORK/million-N.csv`` and a plot of RSS against pages to ``WORK/million-N.svg``.
+Only loopback is contacted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bench import NJS_MODULE, WORK, ensure_nginx
+
+PORT = 18695
+CONF = """load_module {module};
+worker_processes 1;
+pid {state}/nginx.pid;
+error_log {state}/error.log;
+events {{ worker_connections 4096; }}
+http {{
+    log_format bench '$status';
+    access_log {state}/access.log bench;
+    client_body_temp_path {state}/tmp; proxy_temp_path {state}/tmp;
+    fastcgi_temp_path {state}/tmp; uwsgi_temp_path {state}/tmp; scgi_temp_path {state}/tmp;
+    keepalive_requests 1000000; keepalive_timeout 60;
+    js_import site from {state}/site.js;
+    server {{ listen 127.0.0.1:{port}; location / {{ js_content site.page; }} }}
+}}
+"""
+SITE_JS = """var PAGES = {pages}, FAN = 30, DELAY = {delay_ms};
+var FILLER = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod '
+    + 'tempor incididunt ut labore et dolore magna aliqua. ';
+function href(n) {{ return n === 0 ? '/' : '/p/' + n + '.html'; }}
+function body(n) {{
+    var links = [];
+    if (n > 0) {{ links.push(href(Math.floor((n - 1) / FAN))); }}
+    for (var c = n * FAN + 1; c <= n * FAN + FAN && c < PAGES; c++) {{ links.push(href(c)); }}
+    if (n + 1 < PAGES) {{ links.push(href(n + 1)); }}
+    if (n > 1) {{ links.push(href(n - 1)); }}
+    links.push(href(1), href(2), href(n) + '#top', 'http://example.invalid/x/' + n);
+    if (n % 97 === 5) {{ links.push(href(PAGES + n)); }}
+    if (n % 101 === 7 && n > 0) {{ links.push('/r/' + n + '.html'); }}
+    var out = ['<!doctype html><html><head><title>Page ' + n + '</title></head><body>'];
+    out.push('<h1>Page ' + n + '</h1><ul>');
+    for (var i = 0; i < links.length; i++) {{
+        out.push('<li><a href="' + links[i] + '">link ' + i + '</a></li>');
+    }}
+    out.push('</ul>');
+    var filler = '';
+    while (filler.length < 18000) {{ filler += '<p>' + n + ' ' + FILLER + '</p>'; }}
+    out.push(filler, '</body></html>');
+    return out.join('');
+}}
+function answer(r) {{
+    var uri = r.uri, n = -1, m;
+    if (uri === '/' ) {{ n = 0; }}
+    else if ((m = uri.match(/^\\/p\\/(\\d+)\\.html$/))) {{ n = Number(m[1]); }}
+    else if ((m = uri.match(/^\\/r\\/(\\d+)\\.html$/))) {{
+        r.headersOut['Location'] = href(Number(m[1]));
+        r.return(301); return;
+    }}
+    if (uri === '/robots.txt') {{ r.return(404, ''); return; }}
+    if (n < 0 || n >= PAGES) {{ r.headersOut['Content-Type'] = 'text/html';
+        r.return(404, '<h1>not found</h1>'); return; }}
+    var etag = '"' + n + '-v1"';
+    r.headersOut['ETag'] = etag;
+    r.headersOut['Last-Modified'] = 'Mon, 02 Nov 2026 10:00:00 GMT';
+    if (r.headersIn['If-None-Match'] === etag) {{ r.return(304); return; }}
+    r.headersOut['Content-Type'] = 'text/html';
+    r.return(200, body(n));
+}}
+function page(r) {{
+    if (DELAY > 0) {{ setTimeout(function () {{ answer(r); }}, DELAY); }} else {{ answer(r); }}
+}}
+export default {{page}};
+"""
+
+
+def served(log: Path, offset: int) -> tuple[int, int]:
+    """Lines appended to nginx's access log since ``offset``: (count, new offset)."""
+    try:
+        with open(log, "rb") as handle:
+            handle.seek(offset)
+            data = handle.read()
+    except FileNotFoundError:
+        return 0, offset
+    return data.count(b"\n"), offset + len(data)
+
+
+def rss_mb(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def plot(samples: list[tuple[float, int, float]], path: Path, title: str) -> None:
+    """RSS against pages served, as a small self-contained SVG."""
+    width, height, pad = 640, 360, 50
+    top_pages = max((pages for _t, pages, _r in samples), default=1) or 1
+    top_rss = max((rss for _t, _p, rss in samples), default=1) or 1
+    points = " ".join(f"{pad + (width - 2 * pad) * pages / top_pages:.1f},"
+                      f"{height - pad - (height - 2 * pad) * rss / top_rss:.1f}"
+                      for _t, pages, rss in samples)
+    path.write_text(
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        'font-family="sans-serif" font-size="12">'
+        f'<rect width="{width}" height="{height}" fill="white"/>'
+        f'<text x="{pad}" y="20">{title}</text>'
+        f'<line x1="{pad}" y1="{height - pad}" x2="{width - pad}" y2="{height - pad}" '
+        'stroke="black"/>'
+        f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{height - pad}" stroke="black"/>'
+        f'<text x="{width - pad}" y="{height - pad + 30}" text-anchor="end">'
+        f"pages served: {top_pages:,}</text>"
+        f'<text x="{pad - 5}" y="{pad - 5}" text-anchor="start">RSS: {top_rss:.0f} MB</text>'
+        f'<polyline fill="none" stroke="#0969da" stroke-width="2" points="{points}"/></svg>\n')
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--pages", type=int, default=1_000_000)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--crawler", default=f"{sys.executable} -m crawler",
+                        help="how to run the CLI")
+    args = parser.parse_args()
+    binary = ensure_nginx()
+    if not NJS_MODULE.exists():
+        subprocess.run(["apt-get", "install", "-y", "-qq", "libnginx-mod-http-js"], check=True)
+    state = WORK / f"nginx-{PORT}"
+    shutil.rmtree(state, ignore_errors=True)
+    (state / "tmp").mkdir(parents=True)
+    (state / "site.js").write_text(SITE_JS.format(pages=args.pages,
+                                                  delay_ms=round(args.latency * 1000)))
+    (state / "nginx.conf").write_text(CONF.format(module=NJS_MODULE, state=state, port=PORT))
+    subprocess.run([binary, "-e", str(state / "error.log"), "-c", str(state / "nginx.conf"),
+                    "-p", str(state)], check=True)
+    time.sleep(0.3)
+    out = WORK / f"million-{args.pages}-out"
+    shutil.rmtree(out, ignore_errors=True)
+    samples: list[tuple[float, int, float]] = []
+    try:
+        command = [*args.crawler.split(), "crawl", f"http://127.0.0.1:{PORT}/", "--out",
+                   str(out), "--concurrency", str(args.concurrency), "--quiet"]
+        started = time.monotonic()
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        count, offset = 0, 0
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            new, offset = served(state / "access.log", offset)
+            count += new
+            samples.append((time.monotonic() - started, count, rss_mb(process.pid)))
+            time.sleep(1.0)
+        wall = time.monotonic() - started
+        new, offset = served(state / "access.log", offset)
+        count += new
+    finally:
+        os.kill(int((state / "nginx.pid").read_text()), 15)
+    stderr = process.stderr.read().decode() if process.stderr else ""
+    cpu = usage.ru_utime + usage.ru_stime
+    result = {"pages": args.pages, "concurrency": args.concurrency, "latency_s": args.latency,
+              "requests": count, "wall_s": round(wall, 1),
+              "pages_per_s": round(count / wall, 1),
+              "cpu_ms_per_request": round(cpu * 1000 / max(count, 1), 3),
+              "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
+              "code": os.waitstatus_to_exitcode(status), "stderr": stderr.strip()[-300:]}
+    table = WORK / f"million-{args.pages}.csv"
+    table.write_text("seconds,pages_served,rss_mb\n" + "".join(
+        f"{t:.1f},{pages},{rss:.1f}\n" for t, pages, rss in samples))
+    plot(samples, WORK / f"million-{args.pages}.svg",
+         f"sitemap-crawler: RSS against pages served ({args.pages:,}-page site)")
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
