@@ -5,10 +5,12 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -155,3 +157,20 @@ def read_sitemaps(out: Path, base_url: str, *, extensions: bool = False) -> Writ
                 if element is not None:
                     table[where] = element.text
     return written
+
+
+def interrupt_when(args: list[str], ready: Callable[[], bool], *, settle: float = 0.0,
+                   timeout: float = 30) -> str:
+    """Run the CLI, press Ctrl-C once ``ready()`` holds (and ``settle`` seconds more),
+    and check it ends as an interrupted run does (exit 130); its stderr."""
+    process = subprocess.Popen([sys.executable, "-m", "crawler", *args], cwd=REPO,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + timeout
+    while not ready():
+        assert time.monotonic() < deadline, "the run never got there"
+        time.sleep(0.02)
+    time.sleep(settle)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=10)
+    assert process.returncode == 130, stderr
+    return stderr

@@ -8,14 +8,10 @@ its own text, so every page has two referrers and an anchor from the first.
 from __future__ import annotations
 
 import json
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO, run_cli
+from conftest import interrupt_when, run_cli
 from siteserver import RunningServer
 
 pytestmark = pytest.mark.timeout(120)
@@ -53,15 +49,7 @@ def test_a_resumed_audit_keeps_what_it_learnt_before_the_interruption(tmp_path: 
         args = ["audit", start, "--report", str(report), "--state", str(state),
                 "--concurrency", "1"]
         site.log.clear()
-        process = subprocess.Popen([sys.executable, "-m", "crawler", *args], cwd=REPO,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 30
-        while sum(1 for p in site.paths() if p.startswith("/p")) < 8:
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
-        process.send_signal(signal.SIGINT)
-        _, stderr = process.communicate(timeout=10)
-        assert process.returncode == 130, stderr
+        interrupt_when(args, lambda: sum(1 for p in site.paths() if p.startswith("/p")) >= 8)
         assert not report.exists()
         resumed = run_cli(*args, "--resume")
         assert resumed.code == 0, resumed.stderr

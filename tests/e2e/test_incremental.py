@@ -5,15 +5,11 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
-import signal
-import subprocess
-import sys
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES_DIR, REPO, read_sitemaps, report_rows, run_cli
+from conftest import FIXTURES_DIR, interrupt_when, read_sitemaps, report_rows, run_cli
 from siteserver import RunningServer
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.usefixtures("transport")]
@@ -145,15 +141,7 @@ def test_interrupted_run_resumes_to_the_same_result(tmp_path: Path):
         out, state = tmp_path / "out", tmp_path / "state.db"
         args = ["crawl", site.url + "/", "--out", str(out), "--state", str(state),
                 "--concurrency", "1", "--max-urls-per-sitemap", "10"]
-        process = subprocess.Popen([sys.executable, "-m", "crawler", *args], cwd=REPO,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 30
-        while sum(1 for p in site.paths() if p.startswith("/p")) < 8:
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
-        process.send_signal(signal.SIGINT)
-        _, stderr = process.communicate(timeout=10)
-        assert process.returncode == 130, stderr
+        interrupt_when(args, lambda: sum(1 for p in site.paths() if p.startswith("/p")) >= 8)
         assert not out.exists() or list(out.iterdir()) == []
         before_resume = len([p for p in site.paths() if p.startswith("/p")])
         resumed = run_cli(*args, "--resume")
@@ -179,16 +167,7 @@ def test_a_resumed_crawl_still_ends_a_redirect_loop_as_a_loop(tmp_path: Path):
     with RunningServer("many", routes) as site:
         args = ["crawl", site.url + "/", "--out", str(tmp_path / "out"), "--state", str(state),
                 "--report", str(report), "--retries", "0"]
-        process = subprocess.Popen([sys.executable, "-m", "crawler", *args], cwd=REPO,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 20
-        while "/b" not in site.paths():
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
-        time.sleep(0.3)
-        process.send_signal(signal.SIGINT)
-        _, stderr = process.communicate(timeout=10)
-        assert process.returncode == 130, stderr
+        interrupt_when(args, lambda: "/b" in site.paths(), settle=0.3, timeout=20)
         resumed = run_cli(*args, "--resume")
         assert site.count("/a") == 1  # done before the interruption: not fetched again
     assert resumed.code == 0, resumed.stderr
