@@ -458,7 +458,7 @@ def _write_reports(report_files: tuple[Path, ...], result: CrawlResult,
             if kind == "json":
                 write_report_json(out, result, extra, found)
             elif kind == "csv":
-                write_report_csv(out, result)
+                write_report_csv(out, result, found)
             else:
                 write_report_html(out, report_head(result, extra, found),
                                   lambda: iter_rows(result))

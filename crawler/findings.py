@@ -35,6 +35,20 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
     return {name: {"count": len(items), "items": items} for name, items in computed.items()}
 
 
+def findings_by_url(found: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
+    """Which findings name each URL: what a one-row-per-URL format (CSV) carries of
+    them. Items about a sitemap file rather than a URL have no row to go on."""
+    named: dict[str, list[str]] = defaultdict(list)
+    for name, finding in found.items():
+        for item in finding["items"]:
+            urls = [item.get("url"), item.get("keep"), *item.get("duplicates", ()),
+                    *item.get("urls", ())]
+            for url in dict.fromkeys(url for url in urls if url):
+                if not named[url] or named[url][-1] != name:
+                    named[url].append(name)
+    return named
+
+
 def _found_on(result: CrawlResult) -> Callable[[str], dict[str, Any]]:
     referrers = result.referrers
     records = result.records

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 from crawler.dates import EARLIEST_TRUSTED
-from crawler.findings import final_target, findings
+from crawler.findings import final_target, findings, findings_by_url
 from crawler.records import CrawlResult, PageRecord, SkippedUrl, Verdict
 
 # 2: top-level crawl_delay; a row's detail for an internal-error
@@ -32,7 +32,7 @@ REPORT_VERSION = 5
 CSV_COLUMNS = ("url", "status", "content_type", "bytes", "response_ms", "depth", "title",
                "canonical", "noindex", "nofollow", "target", "redirect_chain", "listed",
                "reason", "error", "lastmod", "linked_from", "found_on", "anchor",
-               "in_live_sitemap", "orphan")
+               "in_live_sitemap", "orphan", "findings")
 
 
 def _iso(record: PageRecord) -> str | None:
@@ -107,11 +107,16 @@ def report_rows(result: CrawlResult) -> list[dict[str, Any]]:
     return list(iter_rows(result))
 
 
-def write_report_csv(out: TextIO, result: CrawlResult) -> None:
-    """One row per URL, the columns of :data:`CSV_COLUMNS`; opens in any spreadsheet."""
+def write_report_csv(out: TextIO, result: CrawlResult,
+                     found: dict[str, dict[str, Any]] | None = None) -> None:
+    """One row per URL, the columns of :data:`CSV_COLUMNS`; opens in any spreadsheet.
+    The ``findings`` column names the findings each URL is part of, so filtering on
+    it gives a finding's URLs."""
+    named = findings_by_url(found if found is not None else findings(result))
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(CSV_COLUMNS)
     for row in iter_rows(result):
+        row["findings"] = named.get(row["url"], [])
         values = []
         for column in CSV_COLUMNS:
             value = row.get(column)

@@ -66,6 +66,12 @@ def test_rows_carry_what_a_person_needs(tmp_path: Path) -> None:
     missing = next(row for row in rows if row["url"] == u + "/missing.html")
     assert missing["status"] == "404" and missing["linked_from"] == "3"
     assert missing["listed"] == "no" and missing["reason"] == "status-not-200"
+    # findings in the CSV: the column a spreadsheet filters on
+    assert missing["findings"] == "broken-links"
+    by_row = {row["url"]: row["findings"] for row in rows}
+    assert by_row[u + "/copy.html"] == "duplicates titles"  # a copy: same title too
+    assert by_row[u + "/same1.html"] == by_row[u + "/same2.html"] == "titles"
+    assert by_row[u + "/chain1"] == "redirected-links"
 
 
 def test_fail_on_exits_6_after_writing_the_reports(tmp_path: Path) -> None:
