@@ -100,8 +100,9 @@ class Fetcher:
             (b"Accept-Encoding", b"gzip, deflate"),
         ], private=[(name.encode("ascii"), value.encode("latin-1"))
                     for name, value in credentials.headers])
-        # A site's session cookie is kept like a browser would, IP hosts included;
-        # requests only ever go to the crawl's origin, so that is where it is sent.
+        # A site's session cookie is kept like a browser would, IP hosts included,
+        # but only from and to the crawl's origin (port included, unlike a browser):
+        # the other origins we ask (a live sitemap elsewhere) get no cookie at all.
         self.cookies = httpx.Cookies()
         self._transport: httpx.AsyncBaseTransport | None = None
 
@@ -181,9 +182,10 @@ class Fetcher:
         transport = self._transport
         assert transport is not None, "use the Fetcher as an async context manager"
         request = self._requests.get(result.url, extra, method)
-        if self.cookies:
+        own = self._requests.own(result.url)
+        if self.cookies and own:
             self.cookies.set_cookie_header(request)
-        if self._user_cookie and self._requests.own(result.url):
+        if self._user_cookie and own:
             # --cookie's pairs first, then what the site set (the jar adds its
             # header only to a request without one, so ours is joined after).
             kept = request.headers.get("cookie")
@@ -196,7 +198,7 @@ class Fetcher:
             return
         try:
             encoding, cookies = _read_headers(answer, result)
-            if cookies:
+            if cookies and own:  # a cookie is the origin's: never kept from elsewhere
                 answer.request = request
                 self.cookies.extract_cookies(answer)
             status = result.status = answer.status_code

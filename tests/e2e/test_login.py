@@ -112,3 +112,24 @@ def test_config_repr_shows_no_secret() -> None:
                           cwd=REPO, env=os.environ, check=True)
     assert "X-Key" in done.stdout and "Authorization" in done.stdout
     assert "SECRET" not in done.stdout
+
+
+def test_an_audit_writes_no_secret_and_sends_none_to_a_sitemap_elsewhere(
+        tmp_path: Path) -> None:
+    """Every report format, and the live sitemap read from another origin (another port):
+    the credentials go to the crawl's origin only."""
+    reports = [tmp_path / f"audit.{kind}" for kind in ("json", "csv", "html")]
+    with RunningServer("live-sitemap") as elsewhere, \
+            RunningServer("staging", required=LOGIN) as site:
+        run = run_cli("audit", site.url + "/", *(arg for path in reports
+                                                  for arg in ("--report", str(path))),
+                      "--compare-sitemap", elsewhere.url + "/sitemaps/pages.xml", "-v",
+                      "--header", f"X-Api-Key: {HEADER_SECRET}",
+                      "--cookie", f"session={COOKIE_SECRET}", "--auth-env", "STAGING_LOGIN",
+                      env_extra={"STAGING_LOGIN": USER_PASSWORD})
+        assert run.code == 0, run.stderr
+    assert elsewhere.paths() == ["/sitemaps/pages.xml"]
+    sent = elsewhere.log[0].headers
+    assert not {"authorization", "x-api-key", "cookie"} & set(sent), sent
+    assert all(path.exists() for path in reports)
+    assert _leaks(_all_output(run.stdout, run.stderr, *reports)) == []
