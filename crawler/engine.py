@@ -275,20 +275,13 @@ class _Coordinator:
         """Queue the in-scope URLs of the live sitemap that no link reached, within the
         crawl's limits (robots.txt, filters, --max-pages); note them in ``live``."""
         self.orphan_phase = True
-        contains, first_sight = self.scope.contains, self.frontier.first_sight
+        contains, seen = self.scope.contains, self.frontier.seen
         for url in live.entries:
             if not contains(url):
                 live.outside_crawl += 1
-                continue
-            if not first_sight(url):
-                continue
-            live.orphans.append(url)
-            job = Job(url, 0)
-            if (reason := self.filters.refusal(url, self.result.start_url)) is None:
-                reason = (Verdict.DISALLOWED if not self.policy.allows(url)
-                          else self.frontier.offer(job))
-            if reason is not None:
-                self._skip(SkippedUrl(url, 0, reason))
+            elif not seen(url):
+                live.orphans.append(url)
+                self.consider(url, 0)
 
     def _with_validators(self, job: Job) -> Job:
         if self.state is None:
@@ -316,7 +309,7 @@ class _Coordinator:
         else:
             reason = frontier.offer(job)
         if reason is None:
-            if self.state is not None:
+            if self.state is not None and not self.orphan_phase:
                 self.state.enqueue(job)
             return
         self._skip(SkippedUrl(url, depth, reason))

@@ -30,7 +30,7 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
         "canonical-problems": _canonicals(result, by_url),
         "titles": _titles(result),
         "noindex-linked": _noindex_linked(result, found_on),
-        **live_findings(result),
+        **live_findings(result, by_url),
     }
     return {name: {"count": len(items), "items": items} for name, items in computed.items()}
 

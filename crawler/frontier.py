@@ -64,6 +64,9 @@ class Frontier:
     def __len__(self) -> int:
         return len(self._queue)
 
+    def seen(self, url: str) -> bool:
+        return url in self._seen
+
     def first_sight(self, url: str) -> bool:
         """Record ``url`` as seen; ``False`` if it was seen before."""
         if url in self._seen:

@@ -26,13 +26,14 @@ _NOT_INDEXABLE = {
 _DAY_SLACK = timedelta(hours=14)
 
 
-def live_findings(result: CrawlResult, now: datetime | None = None) -> dict[str, list[dict]]:
-    """The five findings of ``--compare-sitemap``; empty lists when it was not asked."""
+def live_findings(result: CrawlResult, by_url: dict[str, PageRecord],
+                  now: datetime | None = None) -> dict[str, list[dict]]:
+    """The five findings of ``--compare-sitemap``; empty lists when it was not asked.
+    ``by_url``: the records by URL, as the other findings use them."""
     live = result.live_sitemap
     if live is None:
         return {name: [] for name in LIVE_FINDINGS}
     now = now or datetime.now(UTC)
-    by_url = {record.url: record for record in result.records}
     skipped = {item.url: item.reason for item in result.skipped}
     return {
         "non-indexable-in-sitemap": _non_indexable(result, by_url, skipped),
