@@ -119,20 +119,23 @@ class _Reader:
     async def read_tree(self, url: str, authority: str, *, quiet_404: bool = False) -> None:
         """A sitemap and, if it is an index, the sitemaps it names (one level)."""
         top = await self.read_one(url, None, authority, quiet_404=quiet_404)
-        if top is None or top.kind != "sitemapindex":
+        if top is None:
             return
-        for child in top.children:
+        index, children = top
+        for child in children:
             if len(self.read) >= MAX_FILES:
-                top.file.problems.append(f"too-many-sitemaps: only the first {MAX_FILES} "
-                                         "sitemaps of this audit were read")
+                index.problems.append(f"too-many-sitemaps: only the first {MAX_FILES} "
+                                      "sitemaps of this audit were read")
                 return
-            file = await self.read_one(child, top.file.url, authority)
-            if file is not None and file.kind == "sitemapindex":
-                file.file.problems.append("nested-index: an index inside an index, which the "
-                                          "protocol does not allow; not followed")
+            read = await self.read_one(child, index.url, authority)
+            if read is not None and read[0].kind == "sitemapindex":
+                read[0].problems.append("nested-index: an index inside an index, which the "
+                                        "protocol does not allow; not followed")
 
     async def read_one(self, url: str, parent: str | None, authority: str, *,
-                       quiet_404: bool = False) -> _Read | None:
+                       quiet_404: bool = False) -> tuple[SitemapFile, list[str]] | None:
+        """Fetch and parse one sitemap: the file as read, and the sitemaps it names if
+        it is an index; ``None`` when there is nothing to read (noted in ``live``)."""
         target = normalize_url(url)
         if target is None:
             file = SitemapFile(url, parent, problems=["invalid-url: not an absolute http(s) "
@@ -159,12 +162,11 @@ class _Reader:
         file.problems += parsed.problems
         file.entries = len(parsed.entries)
         if parsed.kind == "sitemapindex":
-            return _Read(file, "sitemapindex", [
-                link for loc, _lastmod in parsed.entries
-                if (link := resolve_link(target, loc)) is not None])
+            return file, [link for loc, _lastmod in parsed.entries
+                          if (link := resolve_link(target, loc)) is not None]
         if parsed.kind is not None:
             self._take(file, parsed.entries, authority)
-        return _Read(file, parsed.kind, [])
+        return file, []
 
     async def _fetch(self, file: SitemapFile) -> bytes | None:
         """The body of a 200 answer, following up to five redirects; else ``None``
@@ -177,17 +179,12 @@ class _Reader:
             if answer.error is not None:
                 file.problems.append(f"{answer.error.value}: the sitemap could not be read")
                 return None
-            if answer.status in REDIRECTS and answer.location:
-                following = resolve_link(url, answer.location)
-                if following is None:
-                    break
-                url = following
-                continue
-            if answer.status == 200 and answer.body is not None:
-                return answer.body
-            if answer.status != 200:
-                return None  # the caller names the status
-            break
+            if answer.status not in REDIRECTS:
+                return answer.body  # a 200's; None for any other status, named by the caller
+            following = resolve_link(url, answer.location or "")
+            if following is None:
+                break
+            url = following
         file.problems.append("redirects: too many redirects, or one to nowhere")
         return None
 
@@ -216,9 +213,3 @@ class _Reader:
             only = values.pop()
             file.same_lastmod = only or None
 
-
-@dataclass(slots=True)
-class _Read:
-    file: SitemapFile
-    kind: str | None
-    children: list[str]

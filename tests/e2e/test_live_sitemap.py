@@ -217,3 +217,20 @@ def test_entries_outside_the_crawls_scope_are_counted_never_fetched(tmp_path: Pa
     assert live["source"] == "robots.txt" and live["outside_crawl_scope"] == 11
     assert "/orphan.html" not in paths and "/gone.html" not in paths
     assert json.loads(report.read_text())["findings"]["orphans"]["count"] == 0
+
+
+def test_a_given_sitemap_url_is_followed_through_redirects_but_not_round_in_circles(
+        tmp_path: Path) -> None:
+    with RunningServer("live-sitemap") as site:
+        for name, expected in (("moved", None), ("loop", "redirects")):
+            report = tmp_path / f"{name}.json"
+            run = run_cli("audit", site.url + "/", "--report", str(report),
+                          "--compare-sitemap", f"{site.url}/{name}-sitemap.xml")
+            assert run.code == 0, run.stderr
+            live = json.loads(report.read_text())["live_sitemap"]
+            first = live["sitemaps"][0]
+            if expected is None:
+                assert first["kind"] == "sitemapindex" and live["urls"] == 11
+            else:
+                assert first["problems"][0].startswith(expected)
+    assert site.count("/loop-sitemap.xml") == 6  # five redirects followed, then refused
