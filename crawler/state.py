@@ -146,6 +146,13 @@ class CrawlState:
         # URL ids whose outlinks were already handed to the crawl this run.
         self._handed: set[int] = set()
         self._pending = 0
+        # Writes of a re-crawl's 304s and of finished pages' queue rows, sent to
+        # SQLite as one executemany per batch instead of two statements per page:
+        # on an all-304 re-crawl those statements were most of the state's cost.
+        self._touched: list[tuple] = []
+        self._queued: dict[int, tuple] = {}
+        self._dequeued: dict[int, None] = {}
+        self._skipped: list[tuple] = []
         self._last_commit = time.monotonic()
         self._db.execute("BEGIN")
 
@@ -211,6 +218,7 @@ class CrawlState:
     def finish(self) -> None:
         """Every page is fetched: forget URLs the run no longer reached. The run is
         complete once its sitemaps are published (:func:`mark_published`)."""
+        self._flush()
         self._write("DELETE FROM pages WHERE run != ?", (self.run,))
         self._write("DELETE FROM queue")
         self._prune_urls()
@@ -224,12 +232,17 @@ class CrawlState:
         self._write("DELETE FROM kept")
         self._write("INSERT OR IGNORE INTO kept SELECT url_id FROM pages")
         self._write("INSERT OR IGNORE INTO kept SELECT url_id FROM skipped")
-        ids = array("I")
+        # Pages link the same URLs over and over (navigation): ids are de-duplicated
+        # in a bounded set before SQLite sees them, one insert per distinct id.
+        ids: set[int] = set()
+        packed_ids = array("I")
         for (packed,) in self._db.execute("SELECT outlinks FROM pages WHERE outlinks IS NOT NULL"):
-            ids.frombytes(zlib.decompress(packed))
+            packed_ids.frombytes(zlib.decompress(packed))
+            ids.update(packed_ids)
+            del packed_ids[:]
             if len(ids) >= 100_000:
                 self._write_many("INSERT OR IGNORE INTO kept VALUES (?)", ((i,) for i in ids))
-                ids = array("I")
+                ids.clear()
         self._write_many("INSERT OR IGNORE INTO kept VALUES (?)", ((i,) for i in ids))
         self._write("DELETE FROM urls WHERE id NOT IN (SELECT id FROM kept)")
         self._write("DELETE FROM kept")
@@ -242,7 +255,31 @@ class CrawlState:
         self._db.close()
         os.close(self._lock)
 
+    def _flush(self) -> None:
+        """Write what :meth:`touch` and :meth:`save` held back, inside the open
+        transaction, so a commit still takes a page with everything learnt from it."""
+        if self._queued:
+            self._write_many(
+                "INSERT OR REPLACE INTO queue (url_id, depth, hops, chain) VALUES (?, ?, ?, ?)",
+                self._queued.values())
+            self._queued.clear()
+        if self._skipped:
+            self._write_many(
+                "INSERT OR REPLACE INTO skipped (url_id, depth, reason) VALUES (?, ?, ?)",
+                self._skipped)
+            self._skipped.clear()
+        if self._touched:
+            self._write_many(
+                "UPDATE pages SET run = ?, depth = ?, etag = ?, last_modified = ? "
+                "WHERE url_id = ?", self._touched)
+            self._touched.clear()
+        if self._dequeued:
+            self._write_many("DELETE FROM queue WHERE url_id = ?",
+                             ((url_id,) for url_id in self._dequeued))
+            self._dequeued.clear()
+
     def commit(self) -> None:
+        self._flush()
         with self._writing():
             if self.extra_meta is not None:
                 self._set(**self.extra_meta())
@@ -329,13 +366,17 @@ class CrawlState:
     # --- the queue ------------------------------------------------------------------
     def enqueue(self, job: Job) -> None:
         chain = array("I", map(self._id, job.chain)).tobytes() if job.chain else None
-        self._write(
-            "INSERT OR REPLACE INTO queue (url_id, depth, hops, chain) VALUES (?, ?, ?, ?)",
-            (self._id(job.url), job.depth, job.hops, chain))
+        url_id = self._id(job.url)
+        self._dequeued.pop(url_id, None)
+        self._queued[url_id] = (url_id, job.depth, job.hops, chain)
+
+    def _dequeue(self, url_id: int) -> None:
+        # A URL queued and fetched within one batch never reaches the table.
+        self._queued.pop(url_id, None)
+        self._dequeued[url_id] = None
 
     def skip(self, item: SkippedUrl) -> None:
-        self._write("INSERT OR REPLACE INTO skipped (url_id, depth, reason) VALUES (?, ?, ?)",
-                         (self._id(item.url), item.depth, item.reason.value))
+        self._skipped.append((self._id(item.url), item.depth, item.reason.value))
 
     # --- pages ----------------------------------------------------------------------
     def validators(self, url: str, *, images: bool = False) -> dict[str, str]:
@@ -414,15 +455,13 @@ class CrawlState:
              record.title, record.bytes,
              zlib.compress(json.dumps(page.anchors, ensure_ascii=False).encode(), 6)
              if page.anchors else None))
-        self._write("DELETE FROM queue WHERE url_id = ?", (url_id,))
+        self._dequeue(url_id)
 
     def touch(self, url: str, depth: int, etag: str | None, last_modified: str | None) -> None:
         """A 304: the stored page belongs to this run too, unchanged but for its validators."""
         url_id = self._id(url)
-        self._write(
-            "UPDATE pages SET run = ?, depth = ?, etag = ?, last_modified = ? WHERE url_id = ?",
-            (self.run, depth, etag, last_modified, url_id))
-        self._write("DELETE FROM queue WHERE url_id = ?", (url_id,))
+        self._touched.append((self.run, depth, etag, last_modified, url_id))
+        self._dequeue(url_id)
 
     def _stored(self, url: str, row: tuple, *, with_links: bool = True) -> StoredPage:
         (_id, _run, depth, status, content_type, error, verdict, etag, last_modified, lastmod,
@@ -449,6 +488,7 @@ class CrawlState:
                           json.loads(zlib.decompress(anchors)) if anchors else {})
 
     def _resume_point(self) -> ResumePoint:
+        self._flush()
         records = [self._stored(url, tuple(row), with_links=False).record
                    for url, *row in self._db.execute(
             "SELECT u.url, p.* FROM pages p JOIN urls u ON u.id = p.url_id "

@@ -30,6 +30,8 @@ import httpx
 from aiohttp.http_exceptions import HttpProcessingError
 from yarl import URL
 
+from crawler.http.prebuilt import RAW_URL
+
 HTTP_11 = {"http_version": b"HTTP/1.1"}
 
 
@@ -67,7 +69,8 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         session = self._session or self._open()
         try:
             answer = await session.request(
-                request.method, URL(str(request.url), encoded=True),
+                request.method,
+                URL(request.extensions.get(RAW_URL) or str(request.url), encoded=True),
                 headers=[(name.decode("latin-1"), value.decode("latin-1"))
                          for name, value in request.headers.raw],
                 allow_redirects=False, proxy=self._proxy)

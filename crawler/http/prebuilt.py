@@ -19,6 +19,7 @@ from __future__ import annotations
 import httpx
 
 _NO_BODY = httpx.ByteStream(b"")
+RAW_URL = "sitemap_crawler.raw_url"  # request extension: the URL as the crawler spelt it
 _PROBE = "/a/b;c%2F%7E%C3%A9?q=%20x&y=%7C"
 
 
@@ -34,12 +35,18 @@ class RequestFactory:
         self._public_raw = headers
         self._public_headers = httpx.Headers(headers)
         self._template = _template(origin)
+        self._append_trusted = _append_trusted()
 
     def own(self, url: str) -> bool:
         """Is ``url`` on this factory's origin (not merely a longer port or host)?"""
         return url.startswith(self.origin) and url[len(self.origin):][:1] in ("/", "")
 
     def url(self, url: str) -> httpx.URL:
+        return self._copied(url) or httpx.URL(url)
+
+    def _copied(self, url: str) -> httpx.URL | None:
+        """The origin's parsed form with ``url``'s path and query, where that is
+        known to equal what ``httpx.URL(url)`` would parse; else ``None``."""
         template = self._template
         if template is not None and url.startswith(self.origin):
             rest = url[len(self.origin):]
@@ -48,25 +55,45 @@ class RequestFactory:
                 made = httpx.URL.__new__(httpx.URL)
                 made._uri_reference = template._replace(path=path, query=query if mark else None)
                 return made
-        return httpx.URL(url)
+        return None
 
     def get(self, url: str, extra: tuple[tuple[str, str], ...] | None = None,
             method: str = "GET") -> httpx.Request:
         """A GET (or HEAD) of the normalised ``url``; ``extra`` headers (validators) are
         added. Private headers are sent only if ``url`` is on the origin."""
         own = self.own(url)
-        if extra and not all(value.isascii() for _, value in extra):
-            # A stored ETag may hold any latin-1 byte: sent as that byte.
-            raw = (self._own_raw if own else self._public_raw) + [
-                (name.encode("latin-1"), value.encode("latin-1", "replace"))
-                for name, value in extra]
-            return httpx.Request(method, self.url(url), headers=raw, stream=_NO_BODY)
-        request = httpx.Request(method, self.url(url),
+        copied = self._copied(url)
+        # The URL exactly as normalised (a copy is what httpx parses from it), for
+        # a transport that sends a string: spares it re-serialising every request's.
+        extensions = {RAW_URL: url} if copied is not None else None
+        request = httpx.Request(method, copied or httpx.URL(url),
                                 headers=self._own_headers if own else self._public_headers,
-                                stream=_NO_BODY)
-        for name, value in extra or ():
-            request.headers[name] = value
+                                stream=_NO_BODY, extensions=extensions)
+        if extra:
+            # Validators as raw bytes (a stored ETag may hold any latin-1 byte: sent
+            # as that byte), appended the way httpx stores a header, which the
+            # factory checked when it was made; else through httpx's own setter.
+            fields = [(name.encode("latin-1"), value.encode("latin-1", "replace"))
+                      for name, value in extra]
+            if self._append_trusted:
+                request.headers._list.extend(
+                    (name, name.lower(), value) for name, value in fields)
+            else:
+                request.headers = httpx.Headers(request.headers.raw + fields)
         return request
+
+
+def _append_trusted() -> bool:
+    """Does appending to ``Headers._list`` give what httpx builds from the same pairs?"""
+    try:
+        pairs = [(b"Accept", b"*/*"), (b"If-None-Match", b'"\xe9tag"')]
+        built = httpx.Headers(pairs[:1])
+        built._list.extend((name, name.lower(), value) for name, value in pairs[1:])
+        expected = httpx.Headers(pairs)
+        return built.raw == expected.raw and built == expected and (
+            built.get("if-none-match") == expected.get("if-none-match"))
+    except (AttributeError, TypeError, ValueError):
+        return False
 
 
 def _template(origin: str) -> object | None:
