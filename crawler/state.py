@@ -361,6 +361,8 @@ class CrawlState:
         url_id = self._known_id(url)
         if url_id is None:
             return None
+        if url_id in self._dequeued:  # a page finished in this batch: its row as written
+            self._flush()
         return self._db.execute("SELECT * FROM pages WHERE url_id = ?", (url_id,)).fetchone()
 
     # --- the queue ------------------------------------------------------------------
