@@ -31,7 +31,7 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import FrameType
@@ -391,25 +391,36 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
     if extras.drop_duplicates:
         drop_duplicates(result)
     listed = result.listed()
-    alternates, problems = (sitemap_alternates(listed, extras.scope.contains,
-                                               external=extras.hreflang_external)
-                            if config.hreflang else ({}, []))
+    spilled = getattr(result.records, "spilled", False)
+    alternates, problems = (sitemap_alternates(
+        listed, extras.scope.contains, external=extras.hreflang_external,
+        is_listed=result.records.is_listed if spilled else None)  # type: ignore[attr-defined]
+        if config.hreflang else ({}, []))
     _write_reports(report_files, result, {
         "base_url": base, "hreflang": [asdict(problem) for problem in problems]})
-    entries = list(_entries(listed, alternates, config.hints()))
-    if not entries:
+    hints = config.hints()
+    entries: Iterable[SitemapEntry]
+    if spilled:
+        # Records on disk: one pass to count and see what the shards declare, one
+        # to write; the entries are never all in memory.
+        count, has_alternates, has_images = _survey(_entries(listed, alternates, hints))
+        entries = _entries(listed, alternates, hints)
+    else:
+        entries = list(_entries(listed, alternates, hints))
+        count, has_alternates, has_images = _survey(entries)
+    if not count:
         raise Failure(explain_empty(result) + "; previous output kept", EXIT_START_URL)
     previous = published_url_count(out_dir)
-    if not allow_shrink and len(entries) * 2 < previous:
+    if not allow_shrink and count * 2 < previous:
         raise Failure(
-            f"refusing to replace a sitemap of {previous} URLs with one of {len(entries)} "
+            f"refusing to replace a sitemap of {previous} URLs with one of {count} "
             f"(more than half gone: an outage or a login wall?); previous output kept; "
             "use --allow-shrink if the site really shrank", EXIT_SHRINK)
     written = write_sitemaps(
         entries, out_dir=out_dir, base_url=base, compressed=compressed,
         max_urls=max_urls, max_bytes=max_bytes, robots_txt=result.robots_txt,
-        alternates=any(entry.alternates for entry in entries),
-        images=any(entry.images for entry in entries), stylesheet=extras.stylesheet,
+        alternates=has_alternates, images=has_images,
+        stylesheet=extras.stylesheet,
     )
     if config.state_path is not None:
         mark_published(Path(config.state_path))
@@ -537,7 +548,7 @@ def _base_url(base_url: str | None, scope: Scope) -> str:
     return base
 
 
-def _entries(records: list[PageRecord], alternates: dict[str, tuple[tuple[str, str], ...]],
+def _entries(records: Iterable[PageRecord], alternates: dict[str, tuple[tuple[str, str], ...]],
              hints: Hints) -> Iterator[SitemapEntry]:
     for record in records:
         try:
@@ -548,6 +559,15 @@ def _entries(records: list[PageRecord], alternates: dict[str, tuple[tuple[str, s
                                images=_valid_images(record.images or ()))
         except InvalidEntry:
             continue  # refused rather than published; the report still lists the page
+
+
+def _survey(entries: Iterable[SitemapEntry]) -> tuple[int, bool, bool]:
+    """How many entries, and whether any carries alternates, or images."""
+    count, has_alternates, has_images = 0, False, False
+    for count, entry in enumerate(entries, 1):  # noqa: B007 - the count is the point
+        has_alternates = has_alternates or bool(entry.alternates)
+        has_images = has_images or bool(entry.images)
+    return count, has_alternates, has_images
 
 
 def _valid_images(images: tuple[str, ...]) -> tuple[str, ...]:

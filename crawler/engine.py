@@ -31,6 +31,7 @@ from crawler.lastmod import choose_lastmod
 from crawler.live_sitemap import LiveSitemap, SitemapParser, read_live_sitemap
 from crawler.outside import OutsideLinks
 from crawler.page import PageOutcome, failed_page, read_page, wants_body
+from crawler.record_store import RecordStore
 from crawler.records import CrawlResult, PageRecord, SkippedUrl, Verdict
 from crawler.referrers import Referrers
 from crawler.robots import RobotsMode, RobotsPolicy, allow_all, policy_from_response
@@ -74,6 +75,10 @@ async def crawl(
     if not scope.contains(start):
         raise StartUrlError(f"start URL {start} is outside the scope {scope.root} (see --prefix)")
     result = CrawlResult(start_url=start)
+    if not config.audit:
+        # Nothing edits a record once counted, so past a threshold they can live on
+        # disk: peak memory stops growing with the site (crawler.record_store).
+        result.records = RecordStore()  # type: ignore[assignment]
     result.stats.started = anyio.current_time()
     # tldextract parses its suffix list on first use (~90 ms): here, before any
     # request is in flight, rather than on the loop when the first external link shows.

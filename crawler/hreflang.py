@@ -82,10 +82,25 @@ def sitemap_alternates(
     in_scope: Callable[[str], bool],
     *,
     external: bool = False,
+    is_listed: Callable[[str], bool] | None = None,
 ) -> tuple[dict[str, tuple[tuple[str, str], ...]], list[HreflangProblem]]:
     """Per listed URL, the alternates to write (itself included, sorted); and the
-    declared alternates left out."""
-    listed = {record.url: record for record in records if record.verdict is Verdict.LISTED}
+    declared alternates left out.
+
+    Only the pages that declare alternates are held in memory; whether another
+    URL is listed at all is asked of ``is_listed`` (by default, a set of the
+    listed URLs), so a spilled record store is never read into memory.
+    """
+    listed: dict[str, PageRecord] = {}
+    urls: set[str] = set()
+    for record in records:
+        if record.verdict is Verdict.LISTED:
+            if record.alternates:
+                listed[record.url] = record
+            if is_listed is None:
+                urls.add(record.url)
+    if is_listed is None:
+        is_listed = urls.__contains__
     named_back = {url: {href for _code, href in record.alternates}
                   for url, record in listed.items()}
     problems: list[HreflangProblem] = []
@@ -94,7 +109,7 @@ def sitemap_alternates(
         kept: dict[tuple[str, str], None] = {}
         for raw, href in record.alternates:
             code = normalize_code(raw)
-            reason = _left_out(url, code, href, listed, named_back, in_scope, external)
+            reason = _left_out(url, code, href, is_listed, named_back, in_scope, external)
             if reason is not None:
                 problems.append(HreflangProblem(url, raw, href, reason))
             elif code is not None:
@@ -108,7 +123,7 @@ def sitemap_alternates(
     return written, problems
 
 
-def _left_out(url: str, code: str | None, href: str, listed: dict[str, PageRecord],
+def _left_out(url: str, code: str | None, href: str, is_listed: Callable[[str], bool],
               named_back: dict[str, set[str]], in_scope: Callable[[str], bool],
               external: bool) -> str | None:
     if code is None:
@@ -117,9 +132,9 @@ def _left_out(url: str, code: str | None, href: str, listed: dict[str, PageRecor
         return None
     if not in_scope(href):
         return None if external else "hreflang-out-of-scope"
-    if href not in listed:
+    if not is_listed(href):
         return "hreflang-not-listed"
-    if code != X_DEFAULT and url not in named_back[href]:
+    if code != X_DEFAULT and url not in named_back.get(href, ()):
         return "hreflang-not-reciprocal"
     return None
 

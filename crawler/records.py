@@ -7,6 +7,7 @@ body), which is what keeps memory flat on large sites.
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -114,6 +115,7 @@ class CrawlResult:
     start_url: str
     # Not in repr: asyncio formats the crawl task's result when the run ends
     # (restoring the SIGINT handler), which cost 0.1 s on 10,000 pages.
+    # a list, or a crawler.record_store.RecordStore (on disk past a threshold)
     records: list[PageRecord] = field(default_factory=list, repr=False)
     skipped: list[SkippedUrl] = field(default_factory=list, repr=False)
     robots_txt: bytes | None = field(default=None, repr=False)
@@ -131,7 +133,10 @@ class CrawlResult:
     # --compare-sitemap: what the site's own sitemaps list
     live_sitemap: LiveSitemap | None = field(default=None, repr=False)
 
-    def listed(self) -> list[PageRecord]:
-        """The records that belong in the sitemap, sorted by URL."""
+    def listed(self) -> Iterable[PageRecord]:
+        """The records that belong in the sitemap, sorted by URL (iterable again)."""
+        from_store = getattr(self.records, "listed", None)
+        if from_store is not None:
+            return from_store()
         return sorted((r for r in self.records if r.verdict is Verdict.LISTED),
                       key=lambda r: r.url)

@@ -1,0 +1,77 @@
+"""The record store: a list until its threshold, then a file, with the same answers."""
+
+from __future__ import annotations
+
+import tracemalloc
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from crawler.errors import ErrorKind
+from crawler.record_store import RecordStore
+from crawler.records import CrawlResult, PageRecord, Verdict
+
+
+def _records() -> list[PageRecord]:
+    urls = ["http://s.test/b", "http://s.test/a?x=1", "http://s.test/%C3%A9", "http://s.test/a",
+            "http://s.test/\udcff", "http://s.test/Z", "http://s.test/\u00e9", "http://s.test/"]
+    made = []
+    for number, url in enumerate(urls):
+        made.append(PageRecord(
+            url=url, depth=number, status=200 if number % 3 else 404,
+            lastmod=datetime(2026, 1, 1 + number, tzinfo=UTC),
+            error=ErrorKind.TIMEOUT if number == 5 else None,
+            verdict=Verdict.LISTED if number % 3 else Verdict.NOT_OK,
+            alternates=(("de", url + "de"),) if number == 1 else (),
+            images=("http://s.test/i.png",) if number == 2 else None, title=f"t{number}",
+            fingerprint=b"\x00\x01" if number == 4 else None))
+    return made
+
+
+@pytest.mark.parametrize("keep", [0, 3, 100])
+def test_spilled_or_not_the_store_answers_alike(keep: int, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    records = _records()
+    store = RecordStore(keep=keep)
+    for record in records:
+        store.append(record)
+    assert store.spilled is (keep < len(records))
+    assert list(tmp_path.iterdir()) == []  # the file is unlinked once open
+    assert len(store) == len(records)
+    assert list(store) == records
+    assert [store[i] for i in range(len(records))] == records
+    assert store[-1] == records[-1]
+    with pytest.raises(IndexError):
+        store[len(records)]
+    expected = sorted((r for r in records if r.verdict is Verdict.LISTED), key=lambda r: r.url)
+    listed = store.listed()
+    assert list(listed) == expected
+    assert list(listed) == expected  # iterable again
+    for record in records:
+        assert store.is_listed(record.url) is (record.verdict is Verdict.LISTED)
+    assert not store.is_listed("http://s.test/never")
+    result = CrawlResult(start_url="http://s.test/", records=store)  # type: ignore[arg-type]
+    assert list(result.listed()) == expected
+    store.close()
+
+
+def test_a_spilled_store_holds_its_records_in_bounded_memory() -> None:
+    """60,000 records of ~0.4 KB would hold some 25 MB in a list."""
+    def fill(store: RecordStore) -> int:
+        tracemalloc.start()
+        for number in range(60_000):
+            store.append(PageRecord(url=f"http://s.test/section-{number % 97}/page-{number}.html",
+                                    depth=3, status=200, verdict=Verdict.LISTED,
+                                    lastmod=datetime(2026, 1, 1, tzinfo=UTC),
+                                    title=f"Page number {number} of the big site"))
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        return peak
+
+    store = RecordStore(keep=1_000)
+    spilled_peak = fill(store)
+    assert spilled_peak < 6_000_000, spilled_peak
+    assert sum(1 for _ in store.listed()) == 60_000
+    store.close()
