@@ -9,11 +9,23 @@ request.
 
 from __future__ import annotations
 
-from collections import Counter, deque
+import os
+from collections import Counter
 from dataclasses import dataclass
 
 from crawler.config import MAX_SEGMENT_REPEATS, MAX_URL_LENGTH
+from crawler.job_queue import JobQueue
 from crawler.records import Verdict
+
+# URLs remembered by their text; past this many, by their 64-bit hash only (an
+# int instead of a string: ~55 bytes a URL instead of ~150). Two URLs of one
+# crawl share a hash with odds of about 1 in 10^7 at two million URLs.
+URLS_KEPT_EXACTLY = 200_000
+
+
+def _exact_limit() -> int:
+    value = os.environ.get("SITEMAP_CRAWLER_URLS_KEPT_EXACTLY", "")
+    return int(value) if value.isdigit() else URLS_KEPT_EXACTLY
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +64,10 @@ class Frontier:
         max_query_variants: int = 1000,
         max_redirects: int = 10,
     ) -> None:
-        self._queue: deque[Job] = deque()
+        self._queue = JobQueue()
         self._seen: set[str] = set()
+        self._hashed: set[int] = set()
+        self._exact_limit = _exact_limit()
         self._query_variants: Counter[str] = Counter()
         self._max_depth = max_depth
         self._max_pages = max_pages
@@ -65,12 +79,18 @@ class Frontier:
         return len(self._queue)
 
     def seen(self, url: str) -> bool:
-        return url in self._seen
+        return url in self._seen or (bool(self._hashed) and hash(url) in self._hashed)
 
     def first_sight(self, url: str) -> bool:
         """Record ``url`` as seen; ``False`` if it was seen before."""
         if url in self._seen:
             return False
+        if self._hashed or len(self._seen) >= self._exact_limit:
+            key = hash(url)
+            if key in self._hashed:
+                return False
+            self._hashed.add(key)
+            return True
         self._seen.add(url)
         return True
 
@@ -97,7 +117,7 @@ class Frontier:
         Used for the start URL and to re-enter what an interrupted run had
         fetched, skipped or queued (``--resume``).
         """
-        self._seen.add(url)
+        self.first_sight(url)
         base, qmark, _ = url.partition("?")
         if qmark:
             self._query_variants[base] += 1
@@ -119,4 +139,5 @@ class Frontier:
         """Jobs left unfetched (the page budget ran out); empties the queue."""
         left = list(self._queue)
         self._queue.clear()
+        self._queue.close()
         return left

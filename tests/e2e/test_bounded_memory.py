@@ -1,9 +1,10 @@
-"""Records spilled to disk write the same sitemaps as records kept in memory.
+"""A crawl in bounded memory writes the same sitemaps as one that holds everything.
 
-``SITEMAP_CRAWLER_RECORDS_IN_MEMORY=0`` makes the crawl keep every record in
-its temporary file from the first page on (the path a site of a million pages
-takes); each site is crawled both ways over a socket and the outputs compared
-byte for byte.
+With the thresholds at 0 the crawl keeps every record in its temporary file,
+every queued job past the first in its spill file and every URL it has seen
+as a hash, from the first page on (the path a site of a million pages takes);
+each site is crawled both ways over a socket and the outputs compared byte
+for byte.
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ def _files(out: Path) -> dict[str, bytes]:
 
 def _crawl(site: RunningServer, out: Path, tmp: Path, keep: str, *options: str) -> None:
     tmp.mkdir(exist_ok=True)
+    limits = ("SITEMAP_CRAWLER_RECORDS_IN_MEMORY", "SITEMAP_CRAWLER_JOBS_IN_MEMORY",
+              "SITEMAP_CRAWLER_URLS_KEPT_EXACTLY")
     run = run_cli("crawl", site.url + "/", "--out", str(out), *options,
-                  env_extra={"SITEMAP_CRAWLER_RECORDS_IN_MEMORY": keep, "TMPDIR": str(tmp)})
+                  env_extra={**dict.fromkeys(limits, keep), "TMPDIR": str(tmp)})
     assert run.code == 0, run.stderr
-    # the temporary file of records was unlinked as soon as it was opened
+    # the temporary files were unlinked as soon as they were made
     assert list(tmp.iterdir()) == []
 
 
