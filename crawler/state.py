@@ -45,6 +45,9 @@ _WHAT_TO_DO = "use --state with another file, or delete it to start afresh"
 BATCH_RECORDS = 500
 BATCH_SECONDS = 2.0
 FAR_IDS_CACHED = 1024
+# In-scope URL ids kept in memory; past this many the cache starts again (a miss
+# is one indexed SELECT), so a crawl of a million pages does not hold them all.
+IDS_CACHED = 200_000
 CHANGES_KEPT = 12
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -323,6 +326,8 @@ class CrawlState:
     # --- URLs as ids ----------------------------------------------------------------
     def _cache(self, url: str) -> dict[str, int]:
         if url.startswith(self._root):
+            if len(self._ids) >= IDS_CACHED:
+                self._ids.clear()
             return self._ids
         if len(self._far_ids) >= FAR_IDS_CACHED:
             self._far_ids.clear()

@@ -301,3 +301,30 @@ def test_anchors_round_trip_and_a_schema_3_file_gains_the_column(tmp_path: Path)
     old = migrated.previous("http://h/d")
     assert old is not None and old.anchors == {} and old.links == ["http://h/b"]
     migrated.close()
+
+
+def test_the_id_cache_is_bounded_and_ids_stay_right(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A million in-scope URLs are not all kept in memory as ids; a URL the cache let
+    go of is read back from the file with the id it had."""
+    monkeypatch.setattr("crawler.state.IDS_CACHED", 10)
+    state = CrawlState(tmp_path / "s.db", ROOT)
+    state.begin(resume=False)
+    urls = [f"http://h/p{n}" for n in range(60)]
+    for number, url in enumerate(urls):
+        state.save(page(url, urls[number + 1: number + 4]))
+        assert len(state._ids) <= 10
+    state.finish()
+    state.close()
+    again = CrawlState(tmp_path / "s.db", ROOT)
+    again.begin(resume=False)
+    for number, url in enumerate(urls):
+        stored = again.previous(url)
+        assert stored is not None and stored.links == urls[number + 1: number + 4]
+        again.touch(url, 2, '"v2"', None)
+        assert len(again._ids) <= 10
+    again.finish()
+    again.close()
+    third = CrawlState(tmp_path / "s.db", ROOT)
+    assert all(third.validators(url)["If-None-Match"] == '"v2"' for url in urls)
+    third.close()
