@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import signal
 import statistics
@@ -40,6 +41,15 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 WORK = Path("/tmp/sitemap-crawler-bench")
 PG_DOCS = Path("/usr/share/doc/postgresql-doc-15/html")
+# Documentation sites, where navigation puts hundreds of links on every page:
+# corpus -> (Debian package, document root, start path, pages under it that count)
+DOC_CORPORA = {
+    "pg": ("postgresql-doc-15", PG_DOCS, "/index.html", "*.html"),
+    "py": ("python3.11-doc", Path("/usr/share/doc/python3.11/html"), "/index.html", "**/*.html"),
+    "cpp": ("cppreference-doc-en-html", Path("/usr/share/cppreference/doc/html"),
+            "/en/index.html", "en/**/*.html"),
+}
+_LINK = re.compile(rb"<a(?:rea)?\s[^>]*?href\s*=", re.IGNORECASE)
 NGINX_CONF = """{modules}
 worker_processes 1;
 pid {state}/nginx.pid;
@@ -188,16 +198,35 @@ def listed_urls(out: Path) -> set[str]:
     return urls
 
 
+_LINKS: dict[tuple[Path, str], int] = {}
+
+
+def links_in(root: Path, uri: str) -> int:
+    """How many <a>/<area> hrefs the served page holds (what the crawler had to
+    extract, resolve, scope-check and de-duplicate): the divisor of CPU per link."""
+    key = (root, uri)
+    if key not in _LINKS:
+        path = root / uri.lstrip("/")
+        if path.is_dir():
+            path = path / "index.html"
+        try:
+            _LINKS[key] = len(_LINK.findall(path.read_bytes()))
+        except OSError:
+            _LINKS[key] = 0
+    return _LINKS[key]
+
+
 def prepare(corpus: str, pages: int) -> tuple[Path, set[str], str] | None:
-    if corpus == "pg":
-        if not PG_DOCS.exists():
-            subprocess.run(["apt-get", "install", "-y", "-qq", "postgresql-doc-15"], check=False)
-        if not PG_DOCS.exists():
-            print("skipping pg: the Debian package postgresql-doc-15 is not available",
+    if corpus in DOC_CORPORA:
+        package, docs, start, pattern = DOC_CORPORA[corpus]
+        if not docs.exists():
+            subprocess.run(["apt-get", "install", "-y", "-qq", package], check=False)
+        if not docs.exists():
+            print(f"skipping {corpus}: the Debian package {package} is not available",
                   file=sys.stderr)
             return None
-        truth = {"/" + p.relative_to(PG_DOCS).as_posix() for p in PG_DOCS.glob("*.html")}
-        return PG_DOCS, truth, "/index.html"
+        truth = {"/" + p.relative_to(docs).as_posix() for p in docs.glob(pattern)}
+        return docs, truth, start
     root = WORK / f"site-{pages}"
     if not (root / "groundtruth.txt").exists():
         subprocess.run([sys.executable, str(HERE / "gen_site.py"), "--pages", str(pages),
@@ -230,7 +259,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", default="synthetic",
-                        help="comma-separated: synthetic, pg")
+                        help="comma-separated: synthetic, pg, py (Python 3.11 docs), "
+                             "cpp (cppreference)")
     parser.add_argument("--pages", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--concurrency", type=int, default=32)
@@ -260,7 +290,7 @@ def main() -> None:
             parser.error(f"unknown variant {name!r}")
     rows: list[dict] = []
     for corpus in args.corpus.split(","):
-        if corpus not in ("synthetic", "pg"):
+        if corpus != "synthetic" and corpus not in DOC_CORPORA:
             parser.error(f"unknown corpus {corpus!r}")
         prepared = prepare(corpus, args.pages)
         if prepared is not None:
@@ -313,12 +343,14 @@ def measure(args: argparse.Namespace, nginx: Nginx, corpus: str, truth: set[str]
              if status in (200, 304) and not uri.endswith(".txt")}
     listed = ({url.split(f":{args.port}", 1)[1] for url in listed_urls(out)}
               if out is not None else set())
-    row = {"corpus": corpus if corpus == "pg" else f"s{args.pages}", "variant": variant,
+    row = {"corpus": corpus if corpus in DOC_CORPORA else f"s{args.pages}", "variant": variant,
            "repeat": repeat, "run": run, **figures,
            "requests": len(log), "pages": len(pages),
            "protocols": sorted({protocol for _, _, protocol, _ in log}),
            "bytes_sent": sum(sent for _, sent, _, _ in log),
            "pages_per_s": len(pages) / figures["wall"],
+           "links": (links := sum(links_in(nginx.root, uri) for uri in pages)),
+           "us_per_link": 1e6 * figures["cpu"] / max(links, 1),
            "cpu_ms_per_page": 1000 * figures["cpu"] / max(len(pages), 1),
            "complete": float("nan") if out is None  # the floor lists nothing
            else len(truth & {p.split("?")[0] for p in listed}) / len(truth)}
@@ -331,15 +363,16 @@ def measure(args: argparse.Namespace, nginx: Nginx, corpus: str, truth: set[str]
 
 
 def summarize(rows: list[dict]) -> None:
-    print("\n| corpus | variant | run | pages/s (median) | CPU ms/page | peak RSS MB | complete "
-          "| bytes sent | protocol |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("\n| corpus | variant | run | pages/s (median) | CPU ms/page | CPU µs/link "
+          "| peak RSS MB | complete | bytes sent | protocol |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for corpus, variant, run in sorted({(r["corpus"], r["variant"], r["run"]) for r in rows}):
         chosen = [r for r in rows
                   if (r["corpus"], r["variant"], r["run"]) == (corpus, variant, run)]
         print(f"| {corpus} | {variant} | {run} "
               f"| {statistics.median(r['pages_per_s'] for r in chosen):.0f} "
               f"| {statistics.median(r['cpu_ms_per_page'] for r in chosen):.2f} "
+              f"| {statistics.median(r['us_per_link'] for r in chosen):.1f} "
               f"| {max(r['rss_mb'] for r in chosen):.0f} "
               f"| {min(r['complete'] for r in chosen):.4f} "
               f"| {statistics.median(r['bytes_sent'] for r in chosen):.0f} "
