@@ -6,6 +6,7 @@ CLI can turn it into exit code 2 and nothing is requested or written.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -36,6 +37,14 @@ MAX_URL_LENGTH = 2047
 # A path segment seen more often than this in one URL marks a loop such as
 # /a/b/a/b/a/b/a/b/ built from relative links.
 MAX_SEGMENT_REPEATS = 3
+
+def memory_limit(name: str, default: int) -> int:
+    """A bounded-memory threshold: ``SITEMAP_CRAWLER_<name>`` from the environment
+    if it is a whole number, else ``default``. The tests set them to 0 to run every
+    crawl the way a site of a million pages runs."""
+    value = os.environ.get(f"SITEMAP_CRAWLER_{name}", "")
+    return int(value) if value.isdigit() else default
+
 
 _TOKEN = re.compile(r"[A-Za-z_-]+")
 

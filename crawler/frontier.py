@@ -9,11 +9,10 @@ request.
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from dataclasses import dataclass
 
-from crawler.config import MAX_SEGMENT_REPEATS, MAX_URL_LENGTH
+from crawler.config import MAX_SEGMENT_REPEATS, MAX_URL_LENGTH, memory_limit
 from crawler.job_queue import JobQueue
 from crawler.records import Verdict
 
@@ -23,11 +22,6 @@ from crawler.records import Verdict
 # of about 1 in 2 million at a million hashed URLs (n² ÷ 2^61).
 URLS_KEPT_EXACTLY = 100_000
 _HASH_BITS = (1 << 60) - 1
-
-
-def _exact_limit() -> int:
-    value = os.environ.get("SITEMAP_CRAWLER_URLS_KEPT_EXACTLY", "")
-    return int(value) if value.isdigit() else URLS_KEPT_EXACTLY
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +63,7 @@ class Frontier:
         self._queue = JobQueue()
         self._seen: set[str] = set()
         self._hashed: set[int] = set()
-        self._exact_limit = _exact_limit()
+        self._exact_limit = memory_limit("URLS_KEPT_EXACTLY", URLS_KEPT_EXACTLY)
         self._query_variants: Counter[str] = Counter()
         self._max_depth = max_depth
         self._max_pages = max_pages

@@ -16,6 +16,8 @@ from collections import deque
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING
 
+from crawler.config import memory_limit
+
 if TYPE_CHECKING:
     from crawler.frontier import Job
 
@@ -23,16 +25,11 @@ JOBS_IN_MEMORY = 100_000
 CHUNK = 10_000
 
 
-def threshold() -> int:
-    value = os.environ.get("SITEMAP_CRAWLER_JOBS_IN_MEMORY", "")
-    return int(value) if value.isdigit() else JOBS_IN_MEMORY
-
-
 class JobQueue:
     """FIFO of jobs: a head in memory, chunks on disk, a tail in memory."""
 
     def __init__(self, keep: int | None = None, chunk: int = CHUNK) -> None:
-        self._keep = threshold() if keep is None else keep
+        self._keep = memory_limit("JOBS_IN_MEMORY", JOBS_IN_MEMORY) if keep is None else keep
         self._chunk = max(1, min(chunk, self._keep or 1))
         self._head: deque[Job] = deque()
         self._tail: list[Job] = []

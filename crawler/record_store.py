@@ -22,17 +22,12 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import fields
 
+from crawler.config import memory_limit
 from crawler.records import PageRecord, Verdict
 
 RECORDS_IN_MEMORY = 50_000
 _FIELDS = tuple(field.name for field in fields(PageRecord))
 _WRITE_BATCH = 1_000
-
-
-def threshold() -> int:
-    """Records kept in memory before the store spills (the environment may say)."""
-    value = os.environ.get("SITEMAP_CRAWLER_RECORDS_IN_MEMORY", "")
-    return int(value) if value.isdigit() else RECORDS_IN_MEMORY
 
 
 def _key(url: str) -> bytes:
@@ -58,7 +53,8 @@ class RecordStore:
     """
 
     def __init__(self, keep: int | None = None) -> None:
-        self._keep = threshold() if keep is None else keep
+        self._keep = (memory_limit("RECORDS_IN_MEMORY", RECORDS_IN_MEMORY) if keep is None
+                      else keep)
         self._memory: list[PageRecord] = []
         self._db: sqlite3.Connection | None = None
         self._pending: list[tuple[int, bytes, int, bytes]] = []

@@ -72,7 +72,7 @@ class RequestFactory:
         if extra:
             # Validators as raw bytes (a stored ETag may hold any latin-1 byte: sent
             # as that byte), appended the way httpx stores a header, which the
-            # factory checked when it was made; else through httpx's own setter.
+            # factory checked when it was made; else httpx builds the headers anew.
             fields = [(name.encode("latin-1"), value.encode("latin-1", "replace"))
                       for name, value in extra]
             if self._append_trusted:
