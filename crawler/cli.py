@@ -72,6 +72,7 @@ from crawler.report_html import write_report_html
 from crawler.scope import Scope
 from crawler.state import mark_published
 from crawler.urls import normalize_url
+from crawler.worker_pool import WorkerError, worker_count
 from sitemap_writer import (
     BUILTIN_STYLESHEET as BUILTIN,
 )
@@ -128,6 +129,29 @@ def _read_config(ctx: click.Context, _param: click.Parameter, value: Path | None
         ctx.default_map = load_defaults(value, ctx.command)
 
 
+class _Workers(click.ParamType):
+    """``--workers``: a positive number or ``auto`` (an integer or a string in a
+    --config file)."""
+
+    name = "N|auto"
+    int_or_word = True  # what crawler.config_file accepts for it
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> int | str:
+        if value == "auto":
+            return "auto"
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is neither a number nor auto", param, ctx)
+        if number < 1 or isinstance(value, bool):
+            self.fail(f"{value!r} must be 1 or more, or auto", param, ctx)
+        return number
+
+
+WORKERS = _Workers()
+
+
 # Options of every command that crawls (crawl and audit), in --help order.
 _CRAWL_OPTIONS = [
     click.option("--config", type=click.Path(dir_okay=False, path_type=Path), is_eager=True,
@@ -138,6 +162,9 @@ _CRAWL_OPTIONS = [
                   "[default: START_URL's path up to its last '/']."),
     click.option("--concurrency", type=int, default=DEFAULT_CONCURRENCY, show_default=True,
                   help="Requests in flight at once (and the connection pool size)."),
+    click.option("--workers", type=WORKERS, default=1, show_default=True,
+                  help="Processes fetching and reading pages (N, or auto: one per core). "
+                  "--concurrency, --rate and --delay still hold for the whole crawl."),
     click.option("--http2", is_flag=True,
                   help="Use HTTP/2 where an https site offers it: one connection carrying "
                   "--concurrency streams (plain http stays HTTP/1.1)."),
@@ -441,6 +468,8 @@ def _run(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
         raise Failure(str(exc), EXIT_USAGE) from None
     except StorageError as exc:  # the state file's disk is full
         raise Failure(f"{exc}; previous output kept", EXIT_OUTPUT) from None
+    except WorkerError as exc:  # a worker process was killed, or met a bug of ours
+        raise Failure(f"{exc}; previous output kept", EXIT_UNEXPECTED) from None
 
 
 REPORT_FORMATS = {".json": "json", ".csv": "csv", ".html": "html"}
@@ -518,6 +547,8 @@ def _config(start_url: str, options: dict[str, Any]) -> CrawlConfig:
     for name in ("ignore_selectors", "exclude", "include", "no_list", "strip_params",
                  "changefreq", "priority", "documents"):
         options[name] = tuple(options.get(name, ()))
+    if "workers" in options:
+        options["workers"] = worker_count(options["workers"], options.get("concurrency") or 1)
     if options.get("compare_sitemap") in ("off", ""):
         options["compare_sitemap"] = None
     try:

@@ -66,6 +66,7 @@ class CrawlConfig:
     start_url: str
     prefix: str | None = None
     concurrency: int = DEFAULT_CONCURRENCY
+    workers: int = 1  # processes fetching and reading pages (--workers; crawler.worker_pool)
     timeout: float = DEFAULT_TIMEOUT
     max_pages: int | None = None
     max_depth: int | None = None
@@ -108,6 +109,11 @@ class CrawlConfig:
         if self.prefix is not None and not self.prefix.startswith("/"):
             raise ConfigError(f"--prefix {self.prefix!r} must be a path starting with '/'")
         _positive("--concurrency", self.concurrency)
+        _positive("--workers", self.workers)
+        if self.workers > self.concurrency:
+            raise ConfigError(
+                f"--workers {self.workers} needs --concurrency {self.workers} or more "
+                f"(got {self.concurrency}): each worker keeps at least one request in flight")
         _positive("--timeout", self.timeout)
         _positive("--max-page-bytes", self.max_page_bytes)
         _positive("--max-query-variants", self.max_query_variants)

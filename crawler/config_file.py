@@ -74,6 +74,11 @@ def _checked(key: str, value: Any, param: click.Parameter, base: Path, where: st
         if isinstance(param.type, click.Path):
             return [_relative_to(base, item) for item in items]
         return items
+    if getattr(param.type, "int_or_word", False):  # --workers: 2 or "auto"
+        if isinstance(value, int | str) and not isinstance(value, bool):
+            return value
+        raise click.UsageError(f"{where}: {key} must be an integer or a string "
+                               f"(got {_toml_type(value)})")
     expected = _expected(param)
     if expected is bool:
         ok = isinstance(value, bool)

@@ -10,18 +10,17 @@ when the frontier is empty and nothing is in flight.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 import anyio
-import anyio.to_thread
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from crawler.config import CrawlConfig
 from crawler.dates import parse_http_date
-from crawler.documents import HEAD_REFUSED, content_types, extension
 from crawler.errors import CrawlerError, StartUrlError
 from crawler.filters import UrlFilters
 from crawler.frontier import Frontier, Job
@@ -30,7 +29,8 @@ from crawler.incremental import remember
 from crawler.lastmod import choose_lastmod
 from crawler.live_sitemap import LiveSitemap, SitemapParser, read_live_sitemap
 from crawler.outside import OutsideLinks
-from crawler.page import PageOutcome, failed_page, read_page, wants_body
+from crawler.page import PageOutcome
+from crawler.page_fetcher import PageFetcher
 from crawler.record_store import RecordStore
 from crawler.records import CrawlResult, PageRecord, SkippedUrl, Verdict
 from crawler.referrers import Referrers
@@ -38,21 +38,15 @@ from crawler.robots import RobotsMode, RobotsPolicy, allow_all, policy_from_resp
 from crawler.scope import Scope, registered_domain
 from crawler.state import CrawlState, ResumePoint
 from crawler.urls import host_of, normalize_url, origin_of, resolve_link
+from crawler.worker_pool import WorkerPool, worker_pool
 
 ROBOTS_MAX_REDIRECTS = 5
 ORIGINS_CACHED = 1024
 OUTSIDE = frozenset({Verdict.EXTERNAL, Verdict.OTHER_HOST, Verdict.OUT_OF_SCOPE})
 UNAUTHORIZED = 401
-# Pages larger than this are parsed in a worker thread (a 256 KiB page parses in
-# about 2 ms; below that the thread hop costs more than it saves).
-THREAD_ABOVE = 256 * 1024
 # RFC 9309 §2.5: parse at least the first 500 KiB, whatever --max-page-bytes says.
 ROBOTS_MAX_BYTES = 512 * 1024
 ProgressCallback = Callable[[PageRecord, CrawlResult], None]
-
-
-def _no_body(_status: int, _content_type: str | None) -> bool:
-    return False
 
 
 async def crawl(
@@ -94,28 +88,29 @@ async def crawl(
                 result.crawl_delay_asked = delay
                 result.crawl_delay_used = min(delay, config.max_crawl_delay)
                 fetcher.gate.raise_interval(result.crawl_delay_used)
-            coordinator = _Coordinator(config, scope, policy, fetcher, result, on_record, state,
-                                       filters)
-            if point is not None and (point.records or point.queue):
-                coordinator.restore(point)
-            else:
-                await coordinator.seed(Job(start, 0))
-            try:
-                await coordinator.run()
-                if config.compare_sitemap is not None and sitemap_parser is not None:
-                    live = await read_live_sitemap(fetcher, config.compare_sitemap, scope,
-                                                   result.robots_txt, sitemap_parser,
-                                                   filters.clean)
-                    result.live_sitemap = live
-                    coordinator.offer_orphans(live)
+            async with _page_source(config, fetcher, filters.clean) as pages:
+                coordinator = _Coordinator(config, scope, policy, fetcher, result, on_record, state,
+                                           filters, pages)
+                if point is not None and (point.records or point.queue):
+                    coordinator.restore(point)
+                else:
+                    await coordinator.seed(Job(start, 0))
+                try:
                     await coordinator.run()
-            except BaseExceptionGroup as group:
-                # anyio wraps what the coordinator raised; a failure of ours (the state
-                # file cannot be written) reaches the CLI as itself, for its exit code.
-                ours, _rest = group.split(CrawlerError)
-                if ours is not None and len(ours.exceptions) == len(group.exceptions) == 1:
-                    raise ours.exceptions[0] from None
-                raise
+                    if config.compare_sitemap is not None and sitemap_parser is not None:
+                        live = await read_live_sitemap(fetcher, config.compare_sitemap, scope,
+                                                       result.robots_txt, sitemap_parser,
+                                                       filters.clean)
+                        result.live_sitemap = live
+                        coordinator.offer_orphans(live)
+                        await coordinator.run()
+                except BaseExceptionGroup as group:
+                    # anyio wraps what the coordinator raised; a failure of ours (the state
+                    # file cannot be written) reaches the CLI as itself, for its exit code.
+                    ours, _rest = group.split(CrawlerError)
+                    if ours is not None and len(ours.exceptions) == len(group.exceptions) == 1:
+                        raise ours.exceptions[0] from None
+                    raise
         if state is not None:
             state.finish()
     finally:
@@ -123,6 +118,17 @@ async def crawl(
             state.close()
     result.elapsed = anyio.current_time() - result.stats.started
     return result
+
+
+@asynccontextmanager
+async def _page_source(config: CrawlConfig, fetcher: Fetcher,
+                       clean: Callable[[str], str]) -> AsyncIterator[PageFetcher | WorkerPool]:
+    """Who fetches and reads the pages: this process, or ``--workers`` processes."""
+    if config.workers > 1:
+        async with worker_pool(config, config.workers, fetcher) as pool:
+            yield pool
+    else:
+        yield PageFetcher(config, fetcher, clean)
 
 
 def _check_start(start: str, scope: Scope, policy: RobotsPolicy, result: CrawlResult) -> None:
@@ -179,6 +185,7 @@ class _Coordinator:
         on_record: ProgressCallback | None,
         state: CrawlState | None,
         filters: UrlFilters | None = None,
+        pages: PageFetcher | WorkerPool | None = None,
     ) -> None:
         self.config = config
         self.filters = filters or UrlFilters()
@@ -190,12 +197,11 @@ class _Coordinator:
         self.on_record = on_record
         self.state = state
         self.run_time = datetime.now(UTC).replace(microsecond=0)
-        self.ignoring = config.ignore_selectors if config.fingerprints else None
-        self.token = config.robots_token  # derived by a regex: once, not per page
         self.outside = OutsideLinks()
         if config.audit:
             result.referrers = Referrers()
-        self.documents = content_types(config.documents)
+        # fetches and reads pages: here, or in worker processes (--workers)
+        self.pages = pages if pages is not None else PageFetcher(config, fetcher, self.clean)
         self._origins: dict[str, Verdict] = {}
         # fetching the live sitemap's orphans: judged and reported, never followed,
         # never listed, never kept in the state (the next run starts from the links)
@@ -248,33 +254,7 @@ class _Coordinator:
             self.frontier.restore(job.url, job=job)
 
     async def fetch(self, job: Job) -> PageOutcome:
-        if self.documents and extension(job.url) in self.config.documents:
-            # judged from its headers alone: HEAD, or a GET left unread where HEAD is refused
-            response = await self.fetcher.fetch(job.url, want_body=_no_body, method="HEAD",
-                                                headers=job.validators or None)
-            if response.status in HEAD_REFUSED:  # closed after the headers, never read
-                response = await self.fetcher.fetch(job.url, want_body=_no_body, drain=False,
-                                                    headers=job.validators or None)
-            if wants_body(response.status or 0, response.content_type):
-                # an HTML page behind a document's name: read as the page it is
-                response = await self.fetcher.fetch(job.url, want_body=wants_body,
-                                                    headers=job.validators or None)
-        else:
-            response = await self.fetcher.fetch(job.url, want_body=wants_body,
-                                                headers=job.validators or None)
-        try:
-            if response.body is not None and len(response.body) > THREAD_ABOVE:
-                # Megabytes of HTML take tens of milliseconds or more to parse: off the
-                # loop, where every request in flight would wait for them.
-                return await anyio.to_thread.run_sync(
-                    read_page, response, job.depth, self.token, datetime.now(UTC),
-                    self.ignoring, self.clean, self.config.images, self.documents,
-                    self.config.audit)
-            return read_page(response, job.depth, self.token, datetime.now(UTC),
-                             self.ignoring, self.clean, self.config.images, self.documents,
-                             self.config.audit)
-        except Exception as exc:  # one page never ends the crawl: it is that page's error
-            return failed_page(response, job.depth, exc)
+        return await self.pages.fetch(job)
 
     def offer_orphans(self, live: LiveSitemap) -> None:
         """Queue the in-scope URLs of the live sitemap that no link reached, within the
@@ -422,7 +402,10 @@ class _Coordinator:
         done_tx, done_rx = anyio.create_memory_object_stream[tuple[Job, PageOutcome]](capacity)
         async with anyio.create_task_group() as group:
             async with jobs_rx, done_tx:
-                for _ in range(self.config.concurrency):
+                # worker processes are kept a job ahead of their fetch tasks; their
+                # shares of --concurrency still bound the requests in flight
+                tasks = capacity if isinstance(self.pages, WorkerPool) else self.config.concurrency
+                for _ in range(tasks):
                     group.start_soon(self._worker, jobs_rx.clone(), done_tx.clone())
             await self._coordinate(jobs_tx, done_rx, capacity)
         for job in self.frontier.drain():

@@ -104,6 +104,8 @@ class Fetcher:
         # but only from and to the crawl's origin (port included, unlike a browser):
         # the other origins we ask (a live sitemap elsewhere) get no cookie at all.
         self.cookies = httpx.Cookies()
+        # told when the site set a cookie (worker processes share one jar: worker_pool)
+        self.on_cookies: Callable[[], None] | None = None
         self._transport: httpx.AsyncBaseTransport | None = None
 
     async def __aenter__(self) -> Fetcher:
@@ -201,6 +203,8 @@ class Fetcher:
             if cookies and own:  # a cookie is the origin's: never kept from elsewhere
                 answer.request = request
                 self.cookies.extract_cookies(answer)
+                if self.on_cookies is not None:
+                    self.on_cookies()
             status = result.status = answer.status_code
             if method != "HEAD" and want_body(status, result.content_type):
                 inflater = Inflater(encoding, limit, truncate=truncate)

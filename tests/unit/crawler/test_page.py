@@ -83,7 +83,7 @@ def test_an_unexpected_failure_reading_a_page_is_that_pages_record(
     failure, never as the crawl's end (issue: one page stopped the whole crawl)."""
     import anyio
 
-    from crawler import engine
+    from crawler import engine, page_fetcher
     from crawler.config import CrawlConfig
     from crawler.errors import ErrorKind
     from crawler.records import CrawlResult, Verdict
@@ -91,7 +91,7 @@ def test_an_unexpected_failure_reading_a_page_is_that_pages_record(
     def broken(*args: object, **kwargs: object) -> None:
         raise LookupError("unknown encoding: surprise")
 
-    monkeypatch.setattr(engine, "read_page", broken)
+    monkeypatch.setattr(page_fetcher, "read_page", broken)
 
     class Fetcher:
         async def fetch(self, url: str, **kwargs: object) -> Response:
@@ -147,19 +147,19 @@ def test_a_large_page_is_read_off_the_event_loop(monkeypatch: pytest.MonkeyPatch
 
     import anyio
 
-    from crawler import engine
+    from crawler import engine, page_fetcher
     from crawler.config import CrawlConfig
     from crawler.records import CrawlResult
 
     readers: list[str] = []
-    real = engine.read_page
+    real = page_fetcher.read_page
 
     def spy(*args: object, **kwargs: object) -> object:
         readers.append(threading.current_thread().name)
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(engine, "read_page", spy)
-    big = b"<p>" + b"<a href='/x'>x</a>" * (engine.THREAD_ABOVE // 16)
+    monkeypatch.setattr(page_fetcher, "read_page", spy)
+    big = b"<p>" + b"<a href='/x'>x</a>" * (page_fetcher.THREAD_ABOVE // 16)
 
     class Fetcher:
         async def fetch(self, url: str, **kwargs: object) -> Response:

@@ -1,0 +1,266 @@
+"""``--workers N`` over a socket: the same output as one worker, and the site sees
+one polite crawler — the limits hold for the whole crawl, read from the
+server's own timestamps and connection counts."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import REPO, read_sitemaps, report_rows, run_cli
+from siteserver import RunningServer
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _files(out: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(out.iterdir()) if path.is_file()}
+
+
+def _home(*paths: str) -> dict[str, Any]:
+    links = "".join(f'<a href="{path}">{path}</a>' for path in paths)
+    return {"body": f"<html><body>{links}</body></html>", "headers": {"Content-Type": "text/html"}}
+
+
+@pytest.mark.parametrize(("name", "options"), [
+    ("basic", ()),
+    ("i18n", ("--images",)),
+    ("shop", ("--max-urls-per-sitemap", "3", "--strip-param", "utm_*")),
+    ("many", ("--max-urls-per-sitemap", "7", "--no-gzip")),
+])
+def test_two_workers_write_the_sitemaps_one_writes(tmp_path: Path, name: str,
+                                                   options: tuple[str, ...]) -> None:
+    with RunningServer(name) as site:
+        for workers in ("1", "2"):
+            run = run_cli("crawl", site.url + "/", "--out", str(tmp_path / workers),
+                          "--workers", workers, "--concurrency", "4", *options)
+            assert run.code == 0, run.stderr
+        robots = [hit for hit in site.log if hit.path == "/robots.txt"]
+    assert _files(tmp_path / "2") == _files(tmp_path / "1")
+    assert read_sitemaps(tmp_path / "2", site.url + "/", extensions=True).urls
+    assert len(robots) == 2  # once per crawl, not once per worker
+
+
+def _comparable(report: Path, origin: str) -> dict[str, Any]:
+    """A report without what differs between any two runs, one worker or more:
+    response times, and the order pages finished in (which of a page's
+    referrers are named first, the order of a finding's items)."""
+    document = json.loads(report.read_text())
+    rows = report_rows(report, origin)
+    for row in rows.values():
+        row.pop("response_ms", None)
+        row["found_on"] = sorted(row["found_on"]) if row["linked_from"] <= 5 else None
+        if row["linked_from"] > 1:
+            row.pop("anchor", None)
+    findings = {name: (found["count"], sorted(json.dumps(item, sort_keys=True)
+                                              for item in found["items"]))
+                for name, found in document["findings"].items()}
+    totals = dict(document["totals"])
+    totals.pop("elapsed_seconds")
+    return {"rows": rows, "findings": findings, "totals": totals}
+
+
+def test_an_audit_with_two_workers_reports_what_one_reports(tmp_path: Path) -> None:
+    with RunningServer("basic") as site:
+        for workers in ("1", "2"):
+            run = run_cli("audit", site.url + "/", "--workers", workers, "--concurrency", "4",
+                          "--report", str(tmp_path / f"{workers}.json"))
+            assert run.code == 0, run.stderr
+    one = _comparable(tmp_path / "1.json", site.url)
+    two = _comparable(tmp_path / "2.json", site.url)
+    assert two == one and len(one["rows"]) > 5
+
+
+def test_a_state_recrawl_with_two_workers_sends_validators_and_writes_the_same(
+        tmp_path: Path) -> None:
+    with RunningServer("i18n", conditional=True) as site:
+        for workers in ("1", "2"):
+            for run_name in ("first", "second"):
+                run = run_cli("crawl", site.url + "/", "--out",
+                              str(tmp_path / f"{workers}-{run_name}"), "--workers", workers,
+                              "--state", str(tmp_path / f"state-{workers}.db"))
+                assert run.code == 0, run.stderr
+        second = site.log[len(site.log) // 2:]
+    assert _files(tmp_path / "2-first") == _files(tmp_path / "1-first")
+    assert _files(tmp_path / "2-second") == _files(tmp_path / "1-second")
+    # the last run (two workers, second crawl) asked conditionally for what it knew
+    asked = [hit for hit in second if "if-none-match" in hit.headers]
+    assert len(asked) >= 5
+
+
+def test_crawl_delay_spaces_request_starts_across_workers(tmp_path: Path) -> None:
+    routes = {"/robots.txt": {"body": "User-agent: *\nCrawl-delay: 0.3\n"}}
+    with RunningServer("many", routes) as site:
+        run = run_cli("crawl", site.url + "/", "--out", str(tmp_path), "--max-pages", "8",
+                      "--concurrency", "4", "--workers", "2")
+        hits = [hit for hit in site.log if hit.path != "/robots.txt"]
+    assert run.code == 0, run.stderr
+    gaps = [b.at - a.at for a, b in pairwise(hits)]
+    assert len(hits) == 8 and min(gaps) >= 0.28
+    # both workers did send requests (one connection each at least)
+    assert len({hit.client_port for hit in hits}) >= 2
+
+
+def test_rate_holds_for_the_whole_crawl(tmp_path: Path) -> None:
+    with RunningServer("many") as site:
+        run = run_cli("crawl", site.url + "/", "--out", str(tmp_path), "--max-pages", "10",
+                      "--rate", "10", "--concurrency", "8", "--workers", "2")
+        starts = [hit.at for hit in site.log]
+    assert run.code == 0, run.stderr
+    assert min(b - a for a, b in pairwise(starts)) >= 0.09
+
+
+def test_concurrency_bounds_requests_in_flight_across_workers(tmp_path: Path) -> None:
+    routes = _slow_site(pages=12, delay=0.3)
+    with RunningServer("hostile", routes) as site:
+        run = run_cli("crawl", site.url + "/", "--out", str(tmp_path), "--concurrency", "2",
+                      "--workers", "2")
+        starts = sorted(hit.at for hit in site.log if hit.path.startswith("/slow/"))
+    assert run.code == 0, run.stderr
+    # every answer takes 0.3 s: two starts 0.25 s apart or closer were in flight together
+    in_flight = max(sum(1 for at in starts if start <= at < start + 0.25) for start in starts)
+    assert in_flight == 2  # both workers busy, and never more than --concurrency
+    # the coordinator's robots.txt connection, kept alive, and one per worker
+    assert site.max_open_connections <= 3
+
+
+def test_a_retry_after_pause_holds_every_worker(tmp_path: Path) -> None:
+    # One 429, met by one worker: the other must hold its requests too. The other
+    # pages take 0.1 s, so the crawl is still at work when the 429 comes.
+    pages = [f"/storm/{n}" for n in range(16)]
+    routes = {"/": _home(*pages),
+              "/storm/0": {"behaviour": "sequence", "steps": [
+                  {"status": 429, "headers": {"Retry-After": "1", "Content-Type": "text/html"},
+                   "body": "slow down"},
+                  {"body": "<p>fine</p>", "headers": {"Content-Type": "text/html"}}]},
+              "/storm/*": {"body": "<p>fine</p>", "delay": 0.1,
+                           "headers": {"Content-Type": "text/html"}}}
+    with RunningServer("hostile", routes) as site:
+        report = tmp_path / "report.json"
+        run = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "out"), "--report",
+                      str(report), "--concurrency", "4", "--workers", "2")
+        log = list(site.log)
+    assert run.code == 0, run.stderr
+    rows = report_rows(report, site.url)
+    assert all(rows[page]["listed"] for page in pages)
+    answered = next(hit.at for hit in log if hit.path == "/storm/0")
+    # requests started before the 429 was read arrive at once; then nothing for 1 s
+    assert [hit.path for hit in log if answered + 0.05 < hit.at < answered + 0.95] == []
+    assert len({hit.client_port for hit in log if hit.at > answered + 0.95}) >= 2
+
+
+def test_a_session_cookie_reaches_every_worker(tmp_path: Path) -> None:
+    routes = {"/": {"headers": {"Set-Cookie": "session=w0rk3rs; Path=/"}}}
+    with RunningServer("many", routes) as site:
+        run = run_cli("crawl", site.url + "/", "--out", str(tmp_path), "--concurrency", "4",
+                      "--workers", "2")
+        after = [hit for hit in site.log if hit.path not in ("/robots.txt", "/")]
+    assert run.code == 0, run.stderr
+    assert len(after) > 20 and len({hit.client_port for hit in after}) >= 2
+    assert all(hit.headers.get("cookie") == "session=w0rk3rs" for hit in after)
+
+
+def _workers(pid: int) -> list[int]:
+    """The worker processes ``pid`` started, from whichever of its threads (not
+    multiprocessing's resource tracker)."""
+    children = [int(child) for task in Path(f"/proc/{pid}/task").iterdir()
+                for child in (task / "children").read_text().split()]
+    return [child for child in children
+            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes()]
+
+
+def _slow_site(pages: int = 60, delay: float = 0.3) -> dict[str, dict[str, Any]]:
+    return {"/": _home(*(f"/slow/{n}" for n in range(pages))),
+            "/slow/*": {"body": "<p>slow</p>", "delay": delay,
+                        "headers": {"Content-Type": "text/html"}}}
+
+
+def _start(site: Any, out: Path, *args: str) -> subprocess.Popen[str]:
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    env["NO_PROXY"] = "*"
+    return subprocess.Popen(
+        [sys.executable, "-m", "crawler", "crawl", site.url + "/", "--out", str(out),
+         "--workers", "2", "--concurrency", "4", *args],
+        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for(condition: Any, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_a_killed_worker_ends_the_crawl_in_one_line_and_keeps_the_output(
+        tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "sitemap.xml").write_text("previous")
+    with RunningServer("hostile", _slow_site()) as site:
+        process = _start(site, out)
+        _wait_for(lambda: sum(hit.path.startswith("/slow/") for hit in site.log) >= 4)
+        workers = _workers(process.pid)
+        assert len(workers) == 2
+        os.kill(workers[0], signal.SIGKILL)
+        _stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 1
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in stderr
+    assert "worker process exited unexpectedly" in lines[0]
+    assert (out / "sitemap.xml").read_text() == "previous"
+
+
+def test_an_interrupted_crawl_leaves_no_worker_behind(tmp_path: Path) -> None:
+    with RunningServer("hostile", _slow_site()) as site:
+        process = _start(site, tmp_path / "out")
+        _wait_for(lambda: sum(hit.path.startswith("/slow/") for hit in site.log) >= 4)
+        workers = _workers(process.pid)
+        assert len(workers) == 2
+        process.send_signal(signal.SIGTERM)
+        _stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    _wait_for(lambda: not any(Path(f"/proc/{pid}").exists() and
+                              "zombie" not in _status(pid) for pid in workers), timeout=10)
+
+
+def _status(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/status").read_text().lower()
+    except OSError:
+        return "zombie"
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (("--workers", "0"), "--workers"),
+    (("--workers", "many"), "neither a number nor auto"),
+    (("--workers", "3", "--concurrency", "2"), "--workers 3 needs --concurrency 3 or more"),
+])
+def test_bad_workers_exit_2_in_one_line(tmp_path: Path, options: tuple[str, ...],
+                                        message: str) -> None:
+    run = run_cli("crawl", "http://127.0.0.1:9/", "--out", str(tmp_path), *options)
+    assert run.code == 2
+    assert message in run.stderr and "Traceback" not in run.stderr
+
+
+def test_workers_auto_and_a_config_file_key(tmp_path: Path) -> None:
+    config = tmp_path / "crawl.toml"
+    with RunningServer("many") as site:
+        for value in ('"auto"', "2"):
+            config.write_text(f"workers = {value}\nconcurrency = 4\n")
+            out = tmp_path / value.strip('"')
+            run = run_cli("crawl", site.url + "/", "--out", str(out), "--config", str(config))
+            assert run.code == 0, run.stderr
+    assert _files(tmp_path / "auto") == _files(tmp_path / "2")
+    config.write_text("workers = true\n")
+    run = run_cli("crawl", "http://127.0.0.1:9/", "--out", str(tmp_path / "x"),
+                  "--config", str(config))
+    assert run.code == 2 and "workers must be an integer or a string" in run.stderr

@@ -1,0 +1,66 @@
+"""The pure parts of ``--workers``: the concurrency shares, ``auto``, and the wire."""
+
+from __future__ import annotations
+
+import os
+import pickle
+from datetime import UTC, datetime
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from crawler.errors import ErrorKind
+from crawler.page import PageOutcome
+from crawler.records import PageRecord, Verdict
+from crawler.worker_pool import _outcome_in, _outcome_out, shares, worker_count
+
+
+@given(st.integers(1, 500), st.integers(1, 64))
+def test_shares_add_up_to_the_concurrency_and_differ_by_one_at_most(
+        concurrency: int, workers: int) -> None:
+    if workers > concurrency:
+        return  # refused by CrawlConfig
+    split = shares(concurrency, workers)
+    assert len(split) == workers and sum(split) == concurrency
+    assert min(split) >= 1 and max(split) - min(split) <= 1
+
+
+def test_auto_is_the_usable_cores_never_more_than_the_concurrency() -> None:
+    cores = len(os.sched_getaffinity(0))
+    assert worker_count("auto", 64) == min(cores, 64)
+    assert worker_count("auto", 1) == 1
+    assert worker_count(3, 8) == 3
+
+
+def _outcome(error: ErrorKind | None, verdict: Verdict) -> PageOutcome:
+    record = PageRecord(
+        url="http://h/p?q=1", depth=3, status=200, content_type="text/html",
+        lastmod=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC), error=error, canonical="http://h/c",
+        noindex=True, links_found=2, elapsed=0.25, attempts=2, verdict=verdict,
+        alternates=(("de", "http://h/de/"),), images=("http://h/i.png",), title="Tïtle",
+        bytes=1234, fingerprint=b"\x00\x01", detail="why")
+    return PageOutcome(record, links=["http://h/a", "http://h/b"], siblings=["http://h/c"],
+                       etag='"e"', last_modified="Fri, 02 Jan 2026 03:04:05 GMT",
+                       content_hash=b"\x02", anchors={"http://h/a": "A"})
+
+
+@pytest.mark.parametrize(("error", "verdict"), [
+    (None, Verdict.LISTED), (ErrorKind.TOO_LARGE, Verdict.ERROR),
+    (None, Verdict.CANONICALISED)])
+def test_an_outcome_crosses_the_wire_unchanged(error: ErrorKind | None,
+                                               verdict: Verdict) -> None:
+    outcome = _outcome(error, verdict)
+    back = _outcome_in(pickle.loads(pickle.dumps(_outcome_out(outcome))))
+    assert back == outcome
+    assert back.record.error is error and back.record.verdict is verdict
+
+
+def test_every_record_field_crosses_the_wire() -> None:
+    """A field added to PageRecord travels without a change here (or this fails)."""
+    outcome = _outcome(None, Verdict.LISTED)
+    for name in PageRecord.__dataclass_fields__:
+        if getattr(outcome.record, name) is None and name != "error":
+            setattr(outcome.record, name, "set")  # any value: it must come back
+    back = _outcome_in(_outcome_out(outcome))
+    assert back.record == outcome.record
