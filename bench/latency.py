@@ -1,13 +1,15 @@
 """Speed where latency rules: every answer held 50 ms by the server, as across the Internet.
 
     python bench/latency.py [--pages 10000] [--latency 0.05] [--concurrency 8,32,128]
+                            [--workers 1,2]
 
 On loopback the crawl is bound by CPU; on the Internet by round trips. Here
 nginx (with its njs module) holds each answer for ``--latency`` seconds before
 serving the file as usual (ETag, Last-Modified, 304), so a crawl at
 concurrency C can fetch at most C / latency pages a second: the physical
 limit. For each concurrency the script runs the real CLI once and reports
-pages/s, the limit and the efficiency (pages/s ÷ limit), with CPU per page.
+pages/s, the limit and the efficiency (pages/s ÷ limit), with CPU per page (worker
+processes included), for each ``--workers`` count given.
 With ``--recrawl`` it also runs each a second time against the same
 ``--state`` (every page a 304) and reports that run's time against the first.
 Only loopback is contacted.
@@ -31,18 +33,22 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--concurrency", default="8,32,128")
     parser.add_argument("--recrawl", action="store_true")
+    parser.add_argument("--workers", default="1", help="comma-separated --workers counts")
     args = parser.parse_args()
     prepared = prepare("synthetic", args.pages)
     assert prepared is not None
     root, truth, entry = prepared
     pages = len(truth)
     with Nginx(root, PORT, latency=args.latency) as nginx:
-        for concurrency in (int(c) for c in args.concurrency.split(",")):
-            work = WORK / f"latency-{concurrency}"
+        runs = [(int(c), int(w)) for c in args.concurrency.split(",")
+                for w in args.workers.split(",")]
+        for concurrency, workers in runs:
+            work = WORK / f"latency-{concurrency}-{workers}"
             shutil.rmtree(work, ignore_errors=True)
             work.mkdir(parents=True)
             command = [sys.executable, "-m", "crawler", "crawl", nginx.origin + entry,
-                       "--out", str(work / "out"), "--concurrency", str(concurrency), "--quiet"]
+                       "--out", str(work / "out"), "--concurrency", str(concurrency), "--quiet",
+                       "--workers", str(workers)]
             if args.recrawl:
                 command += ["--state", str(work / "state.db")]
             mark = nginx.log_mark()
@@ -50,7 +56,8 @@ def main() -> None:
             served = len(nginx.log_since(mark))
             limit = concurrency / args.latency
             rate = served / first["wall"]
-            row = {"concurrency": concurrency, "latency_s": args.latency, "pages": pages,
+            row = {"concurrency": concurrency, "workers": workers, "latency_s": args.latency,
+                   "pages": pages,
                    "requests": served, "wall_s": round(first["wall"], 2),
                    "pages_per_s": round(rate, 1), "limit_pages_per_s": round(limit, 1),
                    "efficiency": round(rate / limit, 3),

@@ -162,7 +162,7 @@ _CRAWL_OPTIONS = [
                   "[default: START_URL's path up to its last '/']."),
     click.option("--concurrency", type=int, default=DEFAULT_CONCURRENCY, show_default=True,
                   help="Requests in flight at once (and the connection pool size)."),
-    click.option("--workers", type=WORKERS, default=1, show_default=True,
+    click.option("--workers", type=WORKERS, default=1, show_default=True, metavar="N|auto",
                   help="Processes fetching and reading pages (N, or auto: one per core). "
                   "--concurrency, --rate and --delay still hold for the whole crawl."),
     click.option("--http2", is_flag=True,

@@ -59,6 +59,8 @@ EXIT_GRACE = 5.0
 # loopback, 1.66x the pages/s of sending one frame a message, bench/README.md)
 OUTCOME_LINGER = 0.005
 JOB_LINGER = 0.002
+# links a worker remembers having sent (about 10 MB of URLs)
+LINKS_REMEMBERED = 100_000
 
 
 class WorkerError(CrawlerError):
@@ -150,6 +152,19 @@ def _outcome_in(wire: tuple[Any, ...]) -> PageOutcome:
     return PageOutcome(PageRecord(*values), *wire[1:])
 
 
+def _unsent(links: list[str], sent: set[str]) -> list[str]:
+    """The links not sent before, now remembered as sent (up to a bound: past
+    it the set starts again, and a link sent twice costs a lookup, no more)."""
+    if len(sent) > LINKS_REMEMBERED:
+        sent.clear()
+    fresh = []
+    for link in links:
+        if link not in sent:
+            sent.add(link)
+            fresh.append(link)
+    return fresh
+
+
 def _set_jar(fetcher: Fetcher, cookies: list[Cookie]) -> None:
     jar = fetcher.cookies.jar
     jar.clear()
@@ -209,6 +224,8 @@ async def _serve(sock: socket.socket, config: CrawlConfig, holding: bool,
         try:
             await _work(link, config, holding, cookies)
         except Exception as exc:  # a bug of ours: named to the coordinator, not printed
+            while isinstance(exc, ExceptionGroup):  # raised in a task: name that error
+                exc = exc.exceptions[0]
             await link.send_now([("failed", f"{type(exc).__name__}: {exc}")])
 
 
@@ -222,9 +239,18 @@ async def _work(link: _Link, config: CrawlConfig, holding: bool,
         link.post(("ready",), urgent=True)
         jobs_tx, jobs_rx = anyio.create_memory_object_stream[tuple[Job, int]](float("inf"))
 
+        # Links this worker has sent already (a page's navigation repeats on every
+        # page): the coordinator would find each in its seen set and drop it. Not
+        # when the state or an audit keeps every link of every page.
+        sent: set[str] | None = (
+            set() if config.state_path is None and not config.audit else None)
+
         async def work() -> None:
             async for job, ticket in jobs_rx:
-                link.post(("done", ticket, _outcome_out(await pages.fetch(job))))
+                outcome = await pages.fetch(job)
+                if sent is not None and outcome.links:
+                    outcome.links = _unsent(outcome.links, sent)
+                link.post(("done", ticket, _outcome_out(outcome)))
 
         async with anyio.create_task_group() as group:
             group.start_soon(link.send_loop)
@@ -254,7 +280,6 @@ class _Worker:
         self.link = link
         self.pending: dict[int, tuple[anyio.Event, list[PageOutcome]]] = {}
         self.ready = anyio.Event()
-        self.jobs: list[Job] = []
 
 
 class WorkerPool:

@@ -64,3 +64,41 @@ def test_every_record_field_crosses_the_wire() -> None:
             setattr(outcome.record, name, "set")  # any value: it must come back
     back = _outcome_in(_outcome_out(outcome))
     assert back.record == outcome.record
+
+
+def test_a_worker_that_fails_names_the_error_on_its_socket() -> None:
+    """A bug in a worker reaches the coordinator as one message, never as a
+    traceback on stderr (here the worker gets no usable configuration)."""
+    import socket
+
+    import anyio
+    from anyio.abc import UNIXSocketStream
+
+    from crawler.worker_pool import _Link, _serve
+
+    async def main() -> list[tuple[object, ...]] | None:
+        ours, theirs = socket.socketpair()
+        async with anyio.create_task_group() as group:
+            group.start_soon(_serve, theirs, None, False, [])
+            link = _Link(await UNIXSocketStream.from_socket(ours), 0)
+            batch = await link.receive()
+            await link.stream.aclose()
+        return batch
+
+    batch = anyio.run(main)
+    assert batch is not None and len(batch) == 1
+    kind, text = batch[0]
+    assert kind == "failed" and text.startswith("AttributeError: ")
+
+
+def test_a_worker_sends_a_link_once_and_forgets_past_its_bound(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from crawler import worker_pool
+
+    sent: set[str] = set()
+    assert worker_pool._unsent(["a", "b", "a", "c"], sent) == ["a", "b", "c"]
+    assert worker_pool._unsent(["c", "d", "b"], sent) == ["d"]
+    monkeypatch.setattr(worker_pool, "LINKS_REMEMBERED", 3)
+    # four remembered: the set starts again, so "a" goes out a second time
+    assert worker_pool._unsent(["a", "e"], sent) == ["a", "e"]
+    assert sent == {"a", "e"}
