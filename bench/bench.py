@@ -270,7 +270,8 @@ def main() -> None:
                         help="measure a second run with --state against the first")
     parser.add_argument("--crawler", default=str(Path(sys.executable).parent / "sitemap-crawler"))
     parser.add_argument("--variants", default="default",
-                        help="comma-separated: default, http2 (--http2), baseline")
+                        help="comma-separated: default, http2 (--http2), workers2 "
+                             "(--workers 2), baseline")
     parser.add_argument("--baseline", default="HEAD",
                         help="the commit the 'baseline' variant is built from")
     parser.add_argument("--tls", action="store_true",
@@ -284,6 +285,8 @@ def main() -> None:
             variants[name] = [args.crawler]
         elif name == "http2":
             variants[name] = [args.crawler, "--http2"]
+        elif name == "workers2":
+            variants[name] = [args.crawler, "--workers", "2"]
         elif name == "baseline":
             variants[name] = [baseline_crawler(args.baseline)]
         else:
