@@ -55,7 +55,7 @@ from crawler.config import (
 from crawler.config_file import load_defaults
 from crawler.credentials import REDACTED, Credentials, build_credentials
 from crawler.engine import crawl
-from crawler.errors import ConfigError, StartUrlError, StorageError
+from crawler.errors import ConfigError, StartUrlError, StorageError, WorkerError
 from crawler.findings import FINDINGS, drop_duplicates, findings
 from crawler.hints import Hints
 from crawler.hreflang import sitemap_alternates
@@ -72,7 +72,7 @@ from crawler.report_html import write_report_html
 from crawler.scope import Scope
 from crawler.state import mark_published
 from crawler.urls import normalize_url
-from crawler.worker_pool import WorkerError, worker_count
+from crawler.worker_pool import worker_count
 from sitemap_writer import (
     BUILTIN_STYLESHEET as BUILTIN,
 )

@@ -8,6 +8,7 @@ on purpose, because the CLI maps each class to one documented exit code::
     ├── ConfigError              an option is invalid                 (exit 2)
     ├── StorageError             the --state file cannot be written:
     │                            disk full, I/O error                 (exit 4)
+    ├── WorkerError              a --workers process died or failed   (exit 1)
     └── StartUrlError            start URL unreachable, out of scope,
         │                        or disallowed by robots.txt          (exit 3)
         └── NothingIndexable     the crawl ran but found no page to
@@ -32,6 +33,10 @@ class ConfigError(CrawlerError, ValueError):
 
 class StorageError(CrawlerError):
     """The state file could not be written (a full disk, an I/O error)."""
+
+
+class WorkerError(CrawlerError):
+    """A ``--workers`` process died or failed: the crawl cannot be completed."""
 
 
 class StartUrlError(CrawlerError):
