@@ -22,6 +22,7 @@ code  meaning
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import re
@@ -35,7 +36,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Any, NoReturn, TextIO
+from typing import Any, ClassVar, NoReturn, TextIO
 
 import anyio
 import click
@@ -458,10 +459,20 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
 
 def _run(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
     """The crawl itself, its setup failures turned into exit codes."""
+    interrupt = _signals_interrupt.active
+
+    async def main() -> CrawlResult:
+        if interrupt is not None:
+            interrupt.task = asyncio.current_task()
+        return await crawl(config, on_record=display, sitemap_parser=read_sitemap)
+
     try:
         with display:
-            return anyio.run(lambda: crawl(config, on_record=display,
-                                           sitemap_parser=read_sitemap))
+            return anyio.run(main)
+    except asyncio.CancelledError:
+        if interrupt is not None and interrupt.fired:  # SIGTERM with Ctrl-C ignored
+            raise KeyboardInterrupt from None
+        raise
     except StartUrlError as exc:
         raise Failure(str(exc), EXIT_START_URL) from None
     except ConfigError as exc:  # e.g. a state file of another scope
@@ -688,19 +699,38 @@ def _fail(message: str, code: int) -> int:
 
 
 class _signals_interrupt:
-    """Make SIGTERM stop a crawl the way Ctrl-C does (cron and systemd send it)."""
+    """Make SIGTERM stop a crawl the way Ctrl-C does (cron and systemd send it).
 
-    def __enter__(self) -> None:
+    Also when Ctrl-C is ignored: a shell starts a script's ``crawl … &`` with
+    SIGINT ignored, and it stays ignored, but ``kill`` must still stop the crawl."""
+
+    active: ClassVar[_signals_interrupt | None] = None
+
+    def __enter__(self) -> _signals_interrupt:
         self._previous = signal.getsignal(signal.SIGTERM)
+        self.task: asyncio.Task[Any] | None = None  # the crawl's, while it runs
+        self.fired = False
         signal.signal(signal.SIGTERM, self._handle)
+        _signals_interrupt.active = self
+        return self
 
     def __exit__(self, *exc_info: object) -> None:
         signal.signal(signal.SIGTERM, self._previous)
+        _signals_interrupt.active = None
 
-    @staticmethod
-    def _handle(signum: int, frame: FrameType | None) -> None:
-        # Re-deliver as SIGINT, so asyncio cancels the crawl exactly as for Ctrl-C.
-        os.kill(os.getpid(), signal.SIGINT)
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        if callable(signal.getsignal(signal.SIGINT)):
+            # Re-deliver as SIGINT, so asyncio cancels the crawl exactly as for Ctrl-C.
+            os.kill(os.getpid(), signal.SIGINT)
+            return
+        # SIGINT is ignored: do what asyncio's runner does for Ctrl-C, cancel the
+        # crawl's task (then _run raises KeyboardInterrupt); outside it, raise now.
+        self.fired = True
+        task = self.task
+        if task is not None and not task.done():
+            task.get_loop().call_soon_threadsafe(task.cancel)
+        else:
+            raise KeyboardInterrupt
 
 
 def main(argv: list[str] | None = None) -> NoReturn:

@@ -159,12 +159,20 @@ def read_sitemaps(out: Path, base_url: str, *, extensions: bool = False) -> Writ
     return written
 
 
+def ctrl_c_as_in_a_terminal() -> None:
+    """A child's SIGINT at its default, whatever this test run inherited (a suite
+    started as a background job of a script has SIGINT ignored, and so would the
+    crawls it starts): the Ctrl-C tests press a Ctrl-C a terminal would deliver."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupt_when(args: list[str], ready: Callable[[], bool], *, settle: float = 0.0,
                    timeout: float = 30) -> str:
     """Run the CLI, press Ctrl-C once ``ready()`` holds (and ``settle`` seconds more),
     and check it ends as an interrupted run does (exit 130); its stderr."""
     process = subprocess.Popen([sys.executable, "-m", "crawler", *args], cwd=REPO,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=ctrl_c_as_in_a_terminal)
     deadline = time.monotonic() + timeout
     while not ready():
         assert time.monotonic() < deadline, "the run never got there"

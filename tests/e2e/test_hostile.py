@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, read_sitemaps, report_rows, run_cli
+from conftest import REPO, ctrl_c_as_in_a_terminal, read_sitemaps, report_rows, run_cli
 from siteserver import RunningServer, SiteServer
 
 pytestmark = [pytest.mark.timeout(90), pytest.mark.usefixtures("transport")]
@@ -253,12 +253,19 @@ def test_connections_are_kept_alive_and_never_exceed_concurrency(tmp_path: Path)
     assert len(ports) <= 2  # keep-alive: even the 404 of robots.txt did not cost a connection
 
 
-def interrupt(site: SiteServer, signum: int, *args: str) -> tuple[int, str, float]:
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def interrupt(site: SiteServer, signum: int, *args: str,
+              sigint_ignored: bool = False) -> tuple[int, str, float]:
     """Start a crawl, send ``signum`` once a slow page is being fetched; exit code,
-    stderr and how long the crawler took to stop."""
+    stderr and how long the crawler took to stop. ``sigint_ignored``: started the
+    way a script's background job is (``crawl … &``), with SIGINT ignored."""
     process = subprocess.Popen(
         [sys.executable, "-m", "crawler", "crawl", site.url + "/", *args],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_ignore_sigint if sigint_ignored else ctrl_c_as_in_a_terminal)
     deadline = time.monotonic() + 20
     while not any(p.startswith("/p") for p in site.paths()):
         assert time.monotonic() < deadline
@@ -282,6 +289,23 @@ def test_interrupt_stops_fast_and_keeps_previous_output(tmp_path: Path, signum: 
     assert "--state FILE makes a crawl resumable" in stderr
     assert [p.name for p in out.iterdir()] == ["sitemap_index.xml"]
     assert (out / "sitemap_index.xml").read_text() == "previous"
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_sigterm_stops_a_background_job_that_ignores_ctrl_c(tmp_path: Path,
+                                                            workers: str) -> None:
+    """A shell runs `crawl … &` with SIGINT ignored, and the crawler keeps ignoring
+    Ctrl-C there; SIGTERM (kill, systemd, a cron wrapper's timeout) still stops it
+    at once, saving the state (it used to be forwarded as an ignored SIGINT)."""
+    out, state = tmp_path / "out", tmp_path / "state.db"
+    with RunningServer("many", {"/p*": {"delay": 5}}) as site:
+        code, stderr, took = interrupt(site, signal.SIGTERM, "--out", str(out), "--state",
+                                       str(state), "--concurrency", "2", "--workers", workers,
+                                       sigint_ignored=True)
+    assert code == 130, stderr
+    assert took < 3
+    assert stderr.count("\n") == 1 and "interrupted after 1 pages" in stderr
+    assert "--resume" in stderr
 
 
 def test_an_interrupted_crawl_with_state_says_how_to_resume(tmp_path: Path) -> None:
