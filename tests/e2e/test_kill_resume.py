@@ -73,9 +73,11 @@ def outputs(out: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(out.iterdir()) if not p.name.startswith(".")}
 
 
-def kill_and_resume(tmp_path: Path, kills: int, seed: int) -> dict[str, int]:
+def kill_and_resume(tmp_path: Path, kills: int, seed: int,
+                    options: tuple[str, ...] = ()) -> dict[str, int]:
     """Cycles of (crawl, kill, resume…, complete) on one server until ``kills`` kills
-    were made; every cycle's result is compared with one uninterrupted crawl."""
+    were made; every cycle's result is compared with one uninterrupted crawl
+    (made without ``options``)."""
     rng = random.Random(seed)
     site_dir = chain_site(tmp_path / "site")
     routes = {"/p*": {"delay": 0.004}}  # about 2-3 s a crawl: room for kills at any point
@@ -92,7 +94,7 @@ def kill_and_resume(tmp_path: Path, kills: int, seed: int) -> dict[str, int]:
             figures["cycles"] += 1
             cycle = tmp_path / f"cycle-{figures['cycles']}"
             out, state = cycle / "out", cycle / "state.db"
-            args = [*base, "--out", str(out), "--state", str(state)]
+            args = [*base, *options, "--out", str(out), "--state", str(state)]
             done_before: set[str] = set()
             runs = 0
             while True:
@@ -127,6 +129,14 @@ def kill_and_resume(tmp_path: Path, kills: int, seed: int) -> dict[str, int]:
 def test_twenty_kills_then_the_same_sitemap(tmp_path: Path) -> None:
     figures = kill_and_resume(tmp_path, int(os.environ.get("KILL_COUNT", "20")), SEED)
     assert figures["kills"] >= 20 and figures["redownloaded"] == 0
+
+
+@pytest.mark.timeout(900)
+def test_kills_with_two_workers_then_the_same_sitemap(tmp_path: Path) -> None:
+    """The coordinator killed under its worker processes: they leave with it (their
+    socket closes), and the resumed runs end on the one-worker crawl's sitemap."""
+    figures = kill_and_resume(tmp_path, 6, SEED + 1, ("--workers", "2"))
+    assert figures["kills"] >= 6 and figures["redownloaded"] == 0
 
 
 @pytest.mark.marathon
