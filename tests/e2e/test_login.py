@@ -40,12 +40,15 @@ def _leaks(outputs: list[tuple[str, bytes]]) -> list[str]:
             if secret.encode() in data]
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
 def test_a_login_wall_is_crawled_with_credentials_and_no_secret_is_written(
-        tmp_path: Path, transport: str) -> None:
+        tmp_path: Path, transport: str, workers: str) -> None:
+    """With two workers too: each sends the credentials, and the cookie the site
+    sets on one worker's page comes back from the other's."""
     out, report, state = tmp_path / "out", tmp_path / "report.json", tmp_path / "state.db"
     with RunningServer("staging", required=LOGIN) as site:
         run = run_cli("crawl", site.url + "/", "--out", str(out), "--report", str(report),
-                      "--state", str(state), "-v", "--debug",
+                      "--state", str(state), "-v", "--debug", "--workers", workers,
                       "--header", f"X-Api-Key: {HEADER_SECRET}",
                       "--cookie", f"session={COOKIE_SECRET}", "--auth-env", "STAGING_LOGIN",
                       env_extra={"STAGING_LOGIN": USER_PASSWORD})
