@@ -297,7 +297,7 @@ class WorkerPool:
     async def _start(self, group: TaskGroup) -> None:
         self._group = group
         context = multiprocessing.get_context("spawn")
-        self._holding = self._gate_holds()
+        self._holding = self.gate.holds()
         cookies = list(self.fetcher.cookies.jar)
         for share in shares(self.config.concurrency, self.count):
             ours, theirs = socket.socketpair()
@@ -380,13 +380,8 @@ class WorkerPool:
         worker.link.post(("go", ticket), urgent=True)
         self._tell_holding()
 
-    def _gate_holds(self) -> bool:
-        gate = self.gate
-        return bool(gate.interval or gate.penalty
-                    or gate._next_start > anyio.current_time())
-
     def _tell_holding(self) -> None:
-        holding = self._gate_holds()
+        holding = self.gate.holds()
         if holding != self._holding:
             self._holding = holding
             for worker in self._workers:

@@ -36,6 +36,11 @@ class Gate:
         if start > now:
             await anyio.sleep(start - now)
 
+    def holds(self) -> bool:
+        """Whether a request starting now could be held back (``--workers``: only
+        then do worker processes ask this gate before each request)."""
+        return bool(self.interval or self.penalty or self._next_start > anyio.current_time())
+
     def back_off(self, pause: float) -> None:
         """The server is overloaded: hold every request for ``pause`` s and slow down."""
         self._next_start = max(self._next_start, anyio.current_time() + pause)

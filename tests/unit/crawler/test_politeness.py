@@ -57,3 +57,16 @@ def test_back_off_pauses_everyone_then_recovers() -> None:
     for _ in range(20):
         gate.recover()
     assert gate.penalty == 0
+
+
+def test_the_gate_holds_while_anything_spaces_or_pauses_requests() -> None:
+    async def main() -> list[bool]:
+        free, spaced, paused = Gate(), Gate(delay=0.5), Gate()
+        paused.back_off(0.2)
+        seen = [free.holds(), spaced.holds(), paused.holds()]
+        await anyio.sleep(0.25)
+        paused.recover()
+        paused.penalty = 0.0
+        return [*seen, paused.holds()]
+
+    assert anyio.run(main) == [False, True, True, False]
