@@ -1,11 +1,12 @@
-"""The crawl: setup checks, then one coordinator and N workers.
+"""The crawl: setup checks, then ``--concurrency`` fetch tasks on one event loop.
 
-The coordinator task alone owns the frontier, the seen set, the counters and
-the state file; workers only fetch and read pages. Jobs go out on one bounded
-stream and outcomes come back on another, and the coordinator never has more
-jobs out than either stream can buffer, so neither side can block the other —
-the circular-channel deadlock of naive crawlers cannot happen. The crawl ends
-when the frontier is empty and nothing is in flight.
+The coordinator owns the frontier, the seen set, the counters and the state
+file; fetching and reading pages is the page source's (this process, or
+``--workers`` processes). Each task takes a job, awaits its page and accepts
+the outcome with plain calls: on one event loop those calls never
+interleave, so the coordinator needs no lock and no channel, and nothing can
+block on a full queue (the circular-channel deadlock of naive crawlers). The
+crawl ends when the frontier is empty and nothing is in flight.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import anyio
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from crawler.config import CrawlConfig
 from crawler.dates import parse_http_date
@@ -397,44 +397,48 @@ class _Coordinator:
             stats.errors += 1
 
     async def run(self) -> None:
-        capacity = self.config.concurrency * 2
-        jobs_tx, jobs_rx = anyio.create_memory_object_stream[Job](capacity)
-        done_tx, done_rx = anyio.create_memory_object_stream[tuple[Job, PageOutcome]](capacity)
+        """Fetch until the frontier is empty and nothing is in flight.
+
+        Each task takes the frontier's next job, fetches it and accepts its outcome
+        itself: the coordinator's steps are plain calls on one event loop, so they
+        never interleave, and no channel stands between a fetch and its accounting
+        (two memory streams cost four loop turns a page). A task that finds the
+        frontier empty while others are fetching parks until an outcome brings jobs.
+        """
+        # worker processes are kept a job ahead of their fetch tasks; their shares of
+        # --concurrency still bound the requests in flight
+        tasks = (self.config.concurrency * 2 if isinstance(self.pages, WorkerPool)
+                 else self.config.concurrency)
+        self._parked = 0
+        self._wakeup = anyio.Event()
         async with anyio.create_task_group() as group:
-            async with jobs_rx, done_tx:
-                # worker processes are kept a job ahead of their fetch tasks; their
-                # shares of --concurrency still bound the requests in flight
-                tasks = capacity if isinstance(self.pages, WorkerPool) else self.config.concurrency
-                for _ in range(tasks):
-                    group.start_soon(self._worker, jobs_rx.clone(), done_tx.clone())
-            await self._coordinate(jobs_tx, done_rx, capacity)
+            for _ in range(tasks):
+                group.start_soon(self._fetch_loop)
         for job in self.frontier.drain():
             self._skip(SkippedUrl(job.url, job.depth, Verdict.MAX_PAGES))
         self.result.outside = self.outside.counts()
 
-    async def _coordinate(
-        self,
-        jobs_tx: MemoryObjectSendStream[Job],
-        done_rx: MemoryObjectReceiveStream[tuple[Job, PageOutcome]],
-        capacity: int,
-    ) -> None:
-        stats = self.result.stats
-        async with jobs_tx, done_rx:
-            while True:
-                while stats.in_flight < capacity and (job := self.frontier.pop()) is not None:
-                    jobs_tx.send_nowait(self._with_validators(job))
-                    stats.in_flight += 1
+    async def _fetch_loop(self) -> None:
+        stats, frontier = self.result.stats, self.frontier
+        while True:
+            job = frontier.pop()
+            if job is None:
                 if stats.in_flight == 0:
+                    self._wake()  # the crawl is over: every parked task ends too
                     return
-                job, outcome = await done_rx.receive()
+                self._parked += 1
+                await self._wakeup.wait()
+                self._parked -= 1
+                continue
+            stats.in_flight += 1
+            try:
+                outcome = await self.fetch(self._with_validators(job))
+            finally:
                 stats.in_flight -= 1
-                self.accept(job, outcome)
+            self.accept(job, outcome)
+            if self._parked and (frontier or stats.in_flight == 0):
+                self._wake()
 
-    async def _worker(
-        self,
-        jobs_rx: MemoryObjectReceiveStream[Job],
-        done_tx: MemoryObjectSendStream[tuple[Job, PageOutcome]],
-    ) -> None:
-        async with jobs_rx, done_tx:
-            async for job in jobs_rx:
-                await done_tx.send((job, await self.fetch(job)))
+    def _wake(self) -> None:
+        self._wakeup.set()
+        self._wakeup = anyio.Event()
