@@ -480,7 +480,8 @@ class CrawlState:
             redirect_to=redirect_to, refresh_to=refresh_to, canonical=canonical,
             noindex=bool(noindex), nofollow=bool(nofollow), links_found=links_found,
             verdict=Verdict(verdict),
-            alternates=tuple(tuple(pair) for pair in json.loads(alternates or "[]")),
+            alternates=(() if alternates in (None, "[]")  # most pages: no JSON to parse
+                        else tuple(tuple(pair) for pair in json.loads(alternates))),
             images=None if images is None else tuple(json.loads(images)),
             title=title, bytes=size, fingerprint=content_hash)
         seen_changes = tuple(json.loads(changes)) if changes else ()
