@@ -1,4 +1,4 @@
-"""The crawl: setup checks, then ``--concurrency`` fetch tasks on one event loop.
+"""The crawl: setup checks, then fetch tasks on one event loop that share a coordinator.
 
 The coordinator owns the frontier, the seen set, the counters and the state
 file; fetching and reading pages is the page source's (this process, or
