@@ -36,6 +36,7 @@ from crawler.records import CrawlResult, PageRecord, SkippedUrl, Verdict
 from crawler.referrers import Referrers
 from crawler.robots import RobotsMode, RobotsPolicy, allow_all, policy_from_response
 from crawler.scope import Scope, registered_domain
+from crawler.skipped_store import SkippedStore
 from crawler.state import CrawlState, ResumePoint
 from crawler.urls import host_of, normalize_url, origin_of, resolve_link
 from crawler.worker_pool import WorkerPool, worker_pool
@@ -69,10 +70,10 @@ async def crawl(
     if not scope.contains(start):
         raise StartUrlError(f"start URL {start} is outside the scope {scope.root} (see --prefix)")
     result = CrawlResult(start_url=start)
-    if not config.audit:
-        # Nothing edits a record once counted, so past a threshold they can live on
-        # disk: peak memory stops growing with the site (crawler.record_store).
-        result.records = RecordStore()  # type: ignore[assignment]
+    # Past a threshold records and skipped URLs live on disk: peak memory stops
+    # growing with the site (crawler.record_store, crawler.skipped_store).
+    result.records = RecordStore()  # type: ignore[assignment]
+    result.skipped = SkippedStore()  # type: ignore[assignment]
     result.stats.started = anyio.current_time()
     # tldextract parses its suffix list on first use (~90 ms): here, before any
     # request is in flight, rather than on the loop when the first external link shows.

@@ -9,28 +9,74 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from crawler.live_findings import LIVE_FINDINGS, live_findings
+from crawler.record_store import RecordStore
 from crawler.records import CrawlResult, PageRecord, Verdict
+from crawler.skipped_store import SkippedStore
 
 FINDINGS = ("broken-links", "redirected-links", "duplicates", "canonical-problems", "titles",
             "noindex-linked", *LIVE_FINDINGS)
 REDIRECTS = (Verdict.REDIRECT, Verdict.REDIRECT_LOOP)
 
 
+class RecordLookup(Protocol):
+    """Records by URL: a dict, or a :class:`RecordStore` (which may be on disk)."""
+
+    def get(self, url: str, /) -> PageRecord | None: ...
+
+
 def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
-    """Every finding, each as ``{"count": n, "items": [...]}``, in a fixed order."""
-    by_url = {record.url: record for record in result.records}
-    found_on = _found_on(result)
+    """Every finding, each as ``{"count": n, "items": [...]}``, in a fixed order.
+
+    The records are read once, in crawl order: on a site of a million pages they are
+    on disk (:mod:`crawler.record_store`), and every pass costs seconds."""
+    records, skipped = RecordStore.of(result.records), SkippedStore.of(result.skipped)
+    where = _found_on(result, records)
+    referrers = result.referrers
+
+    def linked(url: str) -> bool:
+        return referrers is not None and referrers.count(url) > 0
+
+    broken: list[dict] = []
+    redirected: list[dict] = []
+    canonicals: list[dict] = []
+    missing_titles: list[dict] = []
+    empty_titles: list[dict] = []
+    noindex: list[dict] = []
+    for record in records:
+        url, verdict = record.url, record.verdict
+        if (record.error is not None or (record.status or 0) >= 400) and linked(url):
+            broken.append({"url": url, "status": record.status,
+                           "error": record.error.value if record.error else None,
+                           **where(url)})
+        if verdict in REDIRECTS and linked(url):
+            chain, final = final_target(record, records)
+            redirected.append({"url": url, "use_instead": final, "hops": len(chain) - 1,
+                               "chain": chain, **where(url)})
+        if record.canonical is not None and record.canonical != url:
+            problem = _canonical_problem(record.canonical, records, skipped)
+            if problem is not None:
+                canonicals.append({"url": url, "canonical": record.canonical,
+                                   "problem": problem})
+        if verdict is Verdict.LISTED and record.content_type and "html" in record.content_type:
+            if record.title is None:
+                missing_titles.append({"url": url, "problem": "missing-title"})
+            elif record.title == "":
+                empty_titles.append({"url": url, "problem": "empty-title"})
+        if verdict is Verdict.NOINDEX and linked(url):
+            noindex.append({"url": url, **where(url)})
     computed = {
-        "broken-links": _broken(result, found_on),
-        "redirected-links": _redirected(result, by_url, found_on),
-        "duplicates": _duplicates(result),
-        "canonical-problems": _canonicals(result, by_url),
-        "titles": _titles(result),
-        "noindex-linked": _noindex_linked(result, found_on),
-        **live_findings(result, by_url),
+        "broken-links": broken,
+        "redirected-links": redirected,
+        "duplicates": _duplicates(records),
+        "canonical-problems": canonicals,
+        "titles": missing_titles + empty_titles + [
+            {"title": title, "problem": "duplicate-title", "urls": sorted(urls)}
+            for title, urls in sorted(records.groups("html_title"))],  # type: ignore[arg-type]
+        "noindex-linked": noindex,
+        **live_findings(result, records, skipped),
     }
     return {name: {"count": len(items), "items": items} for name, items in computed.items()}
 
@@ -49,32 +95,19 @@ def findings_by_url(found: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
     return named
 
 
-def _found_on(result: CrawlResult) -> Callable[[str], dict[str, Any]]:
+def _found_on(result: CrawlResult, records: RecordStore) -> Callable[[str], dict[str, Any]]:
     referrers = result.referrers
-    records = result.records
 
     def where(url: str) -> dict[str, Any]:
         if referrers is None:
             return {"linked_from": 0, "found_on": []}
-        return {"linked_from": referrers.count(url),
-                "found_on": [records[index].url for index in referrers.first(url)],
-                "anchor": referrers.anchor(url)}
+        count, first, anchor = referrers.entry(url)
+        return {"linked_from": count, "found_on": [records[index].url for index in first],
+                "anchor": anchor}
     return where
 
 
-def _linked(result: CrawlResult, url: str) -> bool:
-    return result.referrers is not None and result.referrers.count(url) > 0
-
-
-def _broken(result: CrawlResult, where: Callable[[str], dict[str, Any]]) -> list[dict]:
-    return [{"url": record.url, "status": record.status,
-             "error": record.error.value if record.error else None, **where(record.url)}
-            for record in result.records
-            if (record.error is not None or (record.status or 0) >= 400)
-            and _linked(result, record.url)]
-
-
-def final_target(record: PageRecord, by_url: dict[str, PageRecord]) -> tuple[list[str], str]:
+def final_target(record: PageRecord, by_url: RecordLookup) -> tuple[list[str], str]:
     """The redirect chain from ``record`` (its hops) and where it ends."""
     chain, current = [record.url], record
     while current.redirect_to is not None and len(chain) < 30:
@@ -86,96 +119,54 @@ def final_target(record: PageRecord, by_url: dict[str, PageRecord]) -> tuple[lis
     return chain, chain[-1]
 
 
-def _redirected(result: CrawlResult, by_url: dict[str, PageRecord],
-                where: Callable[[str], dict[str, Any]]) -> list[dict]:
-    items = []
-    for record in result.records:
-        if record.verdict in REDIRECTS and _linked(result, record.url):
-            chain, final = final_target(record, by_url)
-            items.append({"url": record.url, "use_instead": final, "hops": len(chain) - 1,
-                          "chain": chain, **where(record.url)})
-    return items
-
-
 def keeper_order(url: str) -> tuple[int, int, str]:
     """Which page of a duplicate group stays: fewest path segments, shortest, first."""
     path = url.partition("://")[2].partition("/")[2]
     return (len([segment for segment in path.split("/") if segment]), len(url), url)
 
 
-def _duplicates(result: CrawlResult) -> list[dict]:
-    groups: dict[bytes, list[str]] = defaultdict(list)
-    for record in result.records:
-        if record.verdict is Verdict.LISTED and record.fingerprint is not None:
-            groups[record.fingerprint].append(record.url)
+def _duplicates(records: RecordStore) -> list[dict]:
     items = []
-    for urls in groups.values():
-        if len(urls) > 1:
-            ordered = sorted(urls, key=keeper_order)
-            items.append({"keep": ordered[0], "duplicates": ordered[1:]})
+    for _fingerprint, urls in records.groups("fingerprint"):
+        ordered = sorted(urls, key=keeper_order)
+        items.append({"keep": ordered[0], "duplicates": ordered[1:]})
     return sorted(items, key=lambda item: item["keep"])
 
 
-def _canonicals(result: CrawlResult, by_url: dict[str, PageRecord]) -> list[dict]:
-    skipped = {item.url: item.reason for item in result.skipped}
-    items = []
-    for record in result.records:
-        canonical = record.canonical
-        if canonical is None or canonical == record.url:
-            continue
-        target = by_url.get(canonical)
-        reason: str | None = None
-        if target is None:
-            why = skipped.get(canonical)
-            if why is Verdict.DISALLOWED:
-                reason = "canonical-disallowed"
-            elif why in (Verdict.EXTERNAL, Verdict.OTHER_HOST, Verdict.OUT_OF_SCOPE):
-                reason = "canonical-out-of-scope"
-            elif why is not None:
-                reason = f"canonical-not-crawled ({why.value})"
-        elif target.verdict in REDIRECTS:
-            reason = "canonical-redirects"
-        elif target.status != 200 or target.error is not None:
-            reason = "canonical-not-200"
-        elif target.noindex:
-            reason = "canonical-noindex"
-        elif target.canonical is not None and target.canonical != target.url:
-            reason = "canonical-chain"
-        if reason is not None:
-            items.append({"url": record.url, "canonical": canonical, "problem": reason})
-    return items
-
-
-def _titles(result: CrawlResult) -> list[dict]:
-    listed = [record for record in result.records if record.verdict is Verdict.LISTED
-              and record.content_type and "html" in record.content_type]
-    items: list[dict] = [{"url": record.url, "problem": "missing-title"}
-                         for record in listed if record.title is None]
-    items += [{"url": record.url, "problem": "empty-title"}
-              for record in listed if record.title == ""]
-    by_title: dict[str, list[str]] = defaultdict(list)
-    for record in listed:
-        if record.title:
-            by_title[record.title].append(record.url)
-    items += [{"title": title, "problem": "duplicate-title", "urls": sorted(urls)}
-              for title, urls in sorted(by_title.items()) if len(urls) > 1]
-    return items
-
-
-def _noindex_linked(result: CrawlResult, where: Callable[[str], dict[str, Any]]) -> list[dict]:
-    return [{"url": record.url, **where(record.url)} for record in result.records
-            if record.verdict is Verdict.NOINDEX and _linked(result, record.url)]
+def _canonical_problem(canonical: str, records: RecordStore,
+                       skipped: SkippedStore) -> str | None:
+    """What is wrong with the page a canonical link names, if anything."""
+    target = records.get(canonical)
+    if target is None:
+        why = skipped.reason(canonical)
+        if why is Verdict.DISALLOWED:
+            return "canonical-disallowed"
+        if why in (Verdict.EXTERNAL, Verdict.OTHER_HOST, Verdict.OUT_OF_SCOPE):
+            return "canonical-out-of-scope"
+        return None if why is None else f"canonical-not-crawled ({why.value})"
+    if target.verdict in REDIRECTS:
+        return "canonical-redirects"
+    if target.status != 200 or target.error is not None:
+        return "canonical-not-200"
+    if target.noindex:
+        return "canonical-noindex"
+    if target.canonical is not None and target.canonical != target.url:
+        return "canonical-chain"
+    return None
 
 
 def drop_duplicates(result: CrawlResult) -> int:
     """``--drop-duplicates``: list one page of each group of identical listed pages (the
     :func:`keeper_order` first); the others become ``duplicate-of`` it. How many dropped."""
-    by_url = {record.url: record for record in result.records}
+    records = RecordStore.of(result.records)
     dropped = 0
-    for group in _duplicates(result):
+    for group in _duplicates(records):
         for url in group["duplicates"]:
-            record = by_url[url]
+            found = records.find(url)
+            assert found is not None  # the group was made of these records
+            index, record = found
             record.verdict, record.duplicate_of = Verdict.DUPLICATE, group["keep"]
+            records.replace(index, record)
             dropped += 1
     result.stats.listed -= dropped
     return dropped

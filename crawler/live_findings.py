@@ -12,7 +12,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from crawler.dates import CLOCK_SKEW, w3c_period
+from crawler.record_store import RecordStore
 from crawler.records import CrawlResult, PageRecord, Verdict
+from crawler.skipped_store import SkippedStore
 
 LIVE_FINDINGS = ("non-indexable-in-sitemap", "orphans", "missing-from-sitemap",
                  "sitemap-lastmod", "sitemap-errors")
@@ -26,35 +28,33 @@ _NOT_INDEXABLE = {
 _DAY_SLACK = timedelta(hours=14)
 
 
-def live_findings(result: CrawlResult, by_url: dict[str, PageRecord],
+def live_findings(result: CrawlResult, records: RecordStore, skipped: SkippedStore,
                   now: datetime | None = None) -> dict[str, list[dict]]:
     """The five findings of ``--compare-sitemap``; empty lists when it was not asked.
-    ``by_url``: the records by URL, as the other findings use them."""
+    ``records`` and ``skipped``: the crawl's, as the other findings read them."""
     live = result.live_sitemap
     if live is None:
         return {name: [] for name in LIVE_FINDINGS}
     now = now or datetime.now(UTC)
-    skipped = {item.url: item.reason for item in result.skipped}
     return {
-        "non-indexable-in-sitemap": _non_indexable(result, by_url, skipped),
-        "orphans": [_orphan(url, by_url.get(url), skipped.get(url), live.entries[url][1])
+        "non-indexable-in-sitemap": _non_indexable(result, records, skipped),
+        "orphans": [_orphan(url, records.get(url), skipped.reason(url), live.entries[url][1])
                     for url in live.orphans],
         "missing-from-sitemap": [{"url": record.url, "depth": record.depth}
-                                 for record in sorted(result.records, key=lambda r: r.url)
-                                 if record.verdict is Verdict.LISTED
-                                 and record.url not in live.entries] if live.readable else [],
-        "sitemap-lastmod": _lastmods(result, by_url, now),
+                                 for record in records.listed()
+                                 if record.url not in live.entries] if live.readable else [],
+        "sitemap-lastmod": _lastmods(result, records, now),
         "sitemap-errors": _errors(result),
     }
 
 
-def _non_indexable(result: CrawlResult, by_url: dict[str, PageRecord],
-                   skipped: dict[str, Verdict]) -> list[dict]:
+def _non_indexable(result: CrawlResult, records: RecordStore,
+                   skipped: SkippedStore) -> list[dict]:
     live = result.live_sitemap
     assert live is not None
     items: list[dict] = []
     for url, (_lastmod, sitemap) in live.entries.items():
-        record = by_url.get(url)
+        record = records.get(url)
         if record is not None and record.verdict in _NOT_INDEXABLE:
             item: dict[str, Any] = {"url": url, "problem": record.verdict.value,
                                     "status": record.status, "sitemap": sitemap}
@@ -64,7 +64,7 @@ def _non_indexable(result: CrawlResult, by_url: dict[str, PageRecord],
             if field is not None:
                 item["target"] = getattr(record, field)
             items.append(item)
-        elif record is None and skipped.get(url) is Verdict.DISALLOWED:
+        elif record is None and skipped.reason(url) is Verdict.DISALLOWED:
             items.append({"url": url, "problem": Verdict.DISALLOWED.value, "status": None,
                           "sitemap": sitemap})
     items.sort(key=lambda item: item["url"])
@@ -87,8 +87,7 @@ def _orphan(url: str, record: PageRecord | None, reason: Verdict | None,
     return item
 
 
-def _lastmods(result: CrawlResult, by_url: dict[str, PageRecord],
-              now: datetime) -> list[dict]:
+def _lastmods(result: CrawlResult, records: RecordStore, now: datetime) -> list[dict]:
     live = result.live_sitemap
     assert live is not None
     items: list[dict] = []
@@ -106,7 +105,7 @@ def _lastmods(result: CrawlResult, by_url: dict[str, PageRecord],
             items.append({"url": url, "lastmod": lastmod, "problem": "in-the-future",
                           "sitemap": sitemap})
             continue
-        record = by_url.get(url)
+        record = records.get(url)
         if record is not None and record.last_modified is not None \
                 and end + slack <= record.last_modified:
             items.append({"url": url, "lastmod": lastmod,

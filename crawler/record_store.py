@@ -2,10 +2,10 @@
 
 A record costs about 0.4 KB in memory, so a list of them is what made peak
 memory grow with the site (400 MB more at a million pages). The writer needs
-them only at the end, in URL order, and the crawl never reads them back; so
-past :data:`RECORDS_IN_MEMORY` they move to a temporary SQLite file, which
-sorts them for the writer without holding them. The file is unlinked as soon
-as it is opened: a killed run leaves nothing behind.
+them only at the end, in URL order, and the report needs them by URL and in
+groups (identical content, shared titles); past :data:`RECORDS_IN_MEMORY` they
+move to a temporary SQLite file (:mod:`crawler.spill`), which sorts, looks up
+and groups them without holding them.
 
 Small crawls never touch the disk. The environment variable
 ``SITEMAP_CRAWLER_RECORDS_IN_MEMORY`` sets the threshold (the tests set 0, so
@@ -15,25 +15,24 @@ not).
 
 from __future__ import annotations
 
-import os
 import pickle
-import sqlite3
-import tempfile
+from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import fields
+from typing import Literal
 
 from crawler.config import memory_limit
 from crawler.records import PageRecord, Verdict
+from crawler.spill import SpillingList, sort_key
 
 RECORDS_IN_MEMORY = 50_000
 _FIELDS = tuple(field.name for field in fields(PageRecord))
-_WRITE_BATCH = 1_000
-
-
-def _key(url: str) -> bytes:
-    # UTF-8 bytes sort as code points do (surrogate escapes included), so SQLite's
-    # ORDER BY gives what Python's sorted() gives on the strings.
-    return url.encode("utf-8", "surrogatepass")
+_SCHEMA = """
+CREATE TABLE records (i INTEGER PRIMARY KEY, url BLOB, listed INTEGER, fingerprint BLOB,
+                      html_title TEXT, data BLOB);
+"""
+# What groups listed pages in the report: identical content, or one title on many pages.
+Grouping = Literal["fingerprint", "html_title"]
 
 
 def _pack(record: PageRecord) -> bytes:
@@ -44,73 +43,51 @@ def _unpack(data: bytes) -> PageRecord:
     return PageRecord(*pickle.loads(data))
 
 
-class RecordStore:
+def _html_title(record: PageRecord) -> str | None:
+    """The title a duplicate-title finding compares: a listed HTML page's, if any."""
+    if (record.verdict is Verdict.LISTED and record.title and record.content_type
+            and "html" in record.content_type):
+        return record.title
+    return None
+
+
+def _row(index: int, record: PageRecord) -> tuple:
+    listed = record.verdict is Verdict.LISTED
+    return (index, sort_key(record.url), listed, record.fingerprint if listed else None,
+            _html_title(record), _pack(record))
+
+
+class RecordStore(SpillingList[PageRecord]):
     """An append-only sequence of records: a list until ``keep``, then a file.
 
-    Records are final when appended: a change made to one afterwards is kept
-    only while the store is in memory, so the engine spills only crawls whose
-    records nothing edits later (no report, no ``--drop-duplicates``).
+    A record changed after it was appended must be handed back with
+    :meth:`replace`: on disk, the stored copy is what counts.
     """
 
+    TABLE = "records"
+    SCHEMA = _SCHEMA
+
     def __init__(self, keep: int | None = None) -> None:
-        self._keep = (memory_limit("RECORDS_IN_MEMORY", RECORDS_IN_MEMORY) if keep is None
-                      else keep)
-        self._memory: list[PageRecord] = []
-        self._db: sqlite3.Connection | None = None
-        self._pending: list[tuple[int, bytes, int, bytes]] = []
-        self._count = 0
-        self._indexed = False
+        super().__init__(memory_limit("RECORDS_IN_MEMORY", RECORDS_IN_MEMORY) if keep is None
+                         else keep)
         self._listed_urls: set[str] | None = None
+        self._by_url: dict[str, int] | None = None
 
-    @property
-    def spilled(self) -> bool:
-        return self._db is not None
+    def _row(self, index: int, item: PageRecord) -> tuple:
+        return _row(index, item)
 
-    def __len__(self) -> int:
-        return self._count
+    def _forget(self) -> None:
+        self._listed_urls = self._by_url = None
 
-    def append(self, record: PageRecord) -> None:
-        if self._db is None and len(self._memory) < self._keep:
-            self._memory.append(record)
-        else:
-            if self._db is None:
-                self._spill()
-            self._pending.append((self._count, _key(record.url),
-                                  record.verdict is Verdict.LISTED, _pack(record)))
-            if len(self._pending) >= _WRITE_BATCH:
-                self._flush()
-        self._count += 1
-
-    def _spill(self) -> None:
-        handle, path = tempfile.mkstemp(prefix="sitemap-crawler-records-", suffix=".db")
-        os.close(handle)
-        try:
-            db = sqlite3.connect(path)
-        finally:
-            os.unlink(path)
-        db.execute("PRAGMA journal_mode=OFF")
-        db.execute("PRAGMA synchronous=OFF")
-        db.execute("CREATE TABLE records (i INTEGER PRIMARY KEY, url BLOB, listed INTEGER, "
-                   "data BLOB)")
-        self._db = db
-        self._pending = [(i, _key(record.url), record.verdict is Verdict.LISTED,
-                          _pack(record)) for i, record in enumerate(self._memory)]
-        self._memory = []
+    def replace(self, index: int, record: PageRecord) -> None:
+        """Keep ``record`` as the record at ``index`` (an edit made after the crawl)."""
+        if self._db is None:
+            self._memory[index] = record
+            self._forget()
+            return
         self._flush()
-
-    def _flush(self) -> None:
-        if self._pending and self._db is not None:
-            self._db.executemany("INSERT INTO records VALUES (?, ?, ?, ?)", self._pending)
-            self._pending.clear()
-
-    def _query(self, sql: str, params: tuple = ()) -> Iterator[tuple]:
-        assert self._db is not None
-        self._flush()
-        if not self._indexed:
-            self._db.execute("CREATE INDEX IF NOT EXISTS records_url ON records (url)")
-            self._indexed = True
-        # a cursor of its own: several may be read at once (the writer and is_listed)
-        return self._db.cursor().execute(sql, params)
+        self._db.execute("UPDATE records SET url = ?, listed = ?, fingerprint = ?, "
+                         "html_title = ?, data = ? WHERE i = ?", (*_row(index, record)[1:], index))
 
     def __iter__(self) -> Iterator[PageRecord]:
         if self._db is None:
@@ -127,6 +104,31 @@ class RecordStore:
             raise IndexError(index)
         return _unpack(row[0])
 
+    def find(self, url: str) -> tuple[int, PageRecord] | None:
+        """The index and record of ``url`` (the last, should it have been fetched twice)."""
+        if self._db is None:
+            if self._by_url is None:
+                self._by_url = {record.url: i for i, record in enumerate(self._memory)}
+            index = self._by_url.get(url)
+            return None if index is None else (index, self._memory[index])
+        row = next(self._query("SELECT i, data FROM records WHERE url = ? ORDER BY i DESC "
+                               "LIMIT 1", (sort_key(url),)), None)
+        return None if row is None else (row[0], _unpack(row[1]))
+
+    def get(self, url: str) -> PageRecord | None:
+        """The record of ``url`` (the last, should it have been fetched twice)."""
+        found = self.find(url)
+        return None if found is None else found[1]
+
+    def by_url(self) -> Iterator[tuple[int, PageRecord]]:
+        """Every record with its index, sorted by URL (then by index)."""
+        if self._db is None:
+            memory = self._memory
+            order = sorted(range(len(memory)), key=lambda i: memory[i].url)
+            return ((i, memory[i]) for i in order)
+        return ((i, _unpack(data)) for i, data in
+                self._query("SELECT i, data FROM records ORDER BY url, i"))
+
     def listed(self) -> Iterable[PageRecord]:
         """The records the sitemap lists, sorted by URL; iterable more than once."""
         if self._db is None:
@@ -141,12 +143,31 @@ class RecordStore:
                                      if record.verdict is Verdict.LISTED}
             return url in self._listed_urls
         return next(self._query("SELECT 1 FROM records WHERE url = ? AND listed = 1",
-                                (_key(url),)), None) is not None
+                                (sort_key(url),)), None) is not None
 
-    def close(self) -> None:
-        if self._db is not None:
-            self._db.close()
-            self._db = None
+    def groups(self, by: Grouping) -> list[tuple[object, list[str]]]:
+        """Listed pages that share a fingerprint (``"fingerprint"``) or, among HTML pages,
+        a non-empty title (``"html_title"``): (the shared value, its URLs in crawl
+        order) for each group of two or more, in no particular order. Only the groups
+        are held, never every page's key."""
+        assert by in ("fingerprint", "html_title"), by  # a column name, put into SQL
+        if self._db is None:
+            keyed: dict[object, list[str]] = defaultdict(list)
+            for record in self._memory:
+                key = (_html_title(record) if by == "html_title" else
+                       record.fingerprint if record.verdict is Verdict.LISTED else None)
+                if key is not None:
+                    keyed[key].append(record.url)
+            return [(key, urls) for key, urls in keyed.items() if len(urls) > 1]
+        rows = self._query(
+            f"SELECT {by}, url FROM records WHERE {by} IN (SELECT {by} FROM records "
+            f"WHERE {by} IS NOT NULL GROUP BY {by} HAVING count(*) > 1) ORDER BY {by}, i")
+        found: list[tuple[object, list[str]]] = []
+        for key, url in rows:
+            if not found or key != found[-1][0]:
+                found.append((key, []))
+            found[-1][1].append(url.decode("utf-8", "surrogatepass"))
+        return found
 
 
 class _Listed:

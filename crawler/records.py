@@ -13,10 +13,10 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from crawler.errors import ErrorKind
-from crawler.referrers import Referrers
 
 if TYPE_CHECKING:
     from crawler.live_sitemap import LiveSitemap
+    from crawler.referrers import Referrers
 
 
 class Verdict(enum.Enum):

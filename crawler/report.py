@@ -9,6 +9,7 @@ into a lookup.
 from __future__ import annotations
 
 import csv
+import heapq
 import io
 import json
 from collections import Counter
@@ -16,8 +17,10 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 from crawler.dates import EARLIEST_TRUSTED
-from crawler.findings import final_target, findings, findings_by_url
+from crawler.findings import RecordLookup, final_target, findings, findings_by_url
+from crawler.record_store import RecordStore
 from crawler.records import CrawlResult, PageRecord, SkippedUrl, Verdict
+from crawler.skipped_store import SkippedStore
 
 # 2: top-level crawl_delay; a row's detail for an internal-error
 # 3: totals.outside_scope; out-of-scope URLs listed as rows up to 1,000 per reason;
@@ -43,32 +46,29 @@ def _iso(record: PageRecord) -> str | None:
 
 def iter_rows(result: CrawlResult) -> Iterator[dict[str, Any]]:
     """The report's rows, sorted by URL, made one at a time: 100,000 rows held as
-    dicts would cost more than the crawl that found them."""
-    records, skipped = result.records, result.skipped
-    by_url = {record.url: record for record in records}
-    count = len(records)
-    order = sorted(range(count + len(skipped)),
-                   key=lambda i: records[i].url if i < count else skipped[i - count].url)
+    dicts would cost more than the crawl that found them. Records and skipped URLs
+    come sorted from their stores (from disk on a large site) and are merged."""
+    records, skipped = RecordStore.of(result.records), SkippedStore.of(result.skipped)
     live = result.live_sitemap
     orphans = set(live.orphans) if live is not None else set()
     referrers = result.referrers
-    for index in order:
-        row = _record_row(records[index], by_url) if index < count else \
-            _skipped_row(skipped[index - count])
-        url = row["url"]
+    fetched = ((record.url, 0, _record_row(record, records)) for _i, record in records.by_url())
+    passed = ((item.url, 1, _skipped_row(item)) for item in skipped.by_url())
+    for url, _kind, row in heapq.merge(fetched, passed, key=lambda entry: entry[:2]):
         if live is not None:
             row["in_live_sitemap"] = url in live.entries
             row["orphan"] = url in orphans
             if row["orphan"]:
                 row["depth"] = None  # reached through the sitemap, not through links
         if referrers is not None:
-            row["linked_from"] = referrers.count(url)
-            row["found_on"] = [records[page].url for page in referrers.first(url)]
-            row["anchor"] = referrers.anchor(url)
+            count, first, anchor = referrers.entry(url)
+            row["linked_from"] = count
+            row["found_on"] = [records[page].url for page in first]
+            row["anchor"] = anchor
         yield row
 
 
-def _record_row(record: PageRecord, by_url: dict[str, PageRecord]) -> dict[str, Any]:
+def _record_row(record: PageRecord, by_url: RecordLookup) -> dict[str, Any]:
     row: dict[str, Any] = {
         "url": record.url,
         "status": record.status,
@@ -240,16 +240,15 @@ def _final_reason(record: PageRecord) -> str:
 
 def explain_empty(result: CrawlResult) -> str:
     """Why a crawl found nothing to list, in words a site owner acts on."""
-    by_url = {record.url: record for record in result.records}
-    skipped = {item.url: item.reason for item in result.skipped}
+    records, skipped = RecordStore.of(result.records), SkippedStore.of(result.skipped)
     url: str | None = result.start_url
     trail: list[str] = []
     for _ in range(12):
         if url is None:
             break
-        record = by_url.get(url)
+        record = records.get(url)
         if record is None:
-            reason = skipped.get(url)
+            reason = skipped.reason(url)
             trail.append(f"{url} was not crawled ({reason.value if reason else 'unknown'})")
             break
         if record.verdict in _FOLLOWED:

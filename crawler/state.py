@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from crawler.errors import ConfigError, ErrorKind, StorageError
 from crawler.frontier import Job
@@ -103,13 +104,35 @@ class StoredPage:
     anchors: dict[str, str] = field(default_factory=dict)
 
 
+T = TypeVar("T")
+
+
+class StoredRows(Generic[T]):
+    """Rows of the state file, read afresh on each iteration and never all held: an
+    interrupted crawl of a million pages resumes without loading them."""
+
+    def __init__(self, db: sqlite3.Connection, sql: str, params: tuple,
+                 make: Callable[[tuple], T]) -> None:
+        self._db, self._sql, self._params, self._make = db, sql, params, make
+
+    def __iter__(self) -> Iterator[T]:
+        cursor = self._db.cursor().execute(self._sql, self._params)
+        return (self._make(row) for row in cursor)
+
+    def __len__(self) -> int:
+        return self._db.execute(f"SELECT count(*) FROM ({self._sql})", self._params).fetchone()[0]
+
+    def __bool__(self) -> bool:
+        return self._db.execute(f"SELECT EXISTS ({self._sql})", self._params).fetchone()[0] == 1
+
+
 @dataclass(slots=True)
 class ResumePoint:
     """An unfinished run: what it had done and what it still had queued."""
 
-    records: list[PageRecord]
-    skipped: list[SkippedUrl]
-    queue: list[Job]
+    records: Iterable[PageRecord]
+    skipped: Iterable[SkippedUrl]
+    queue: Iterable[Job]
     outside: str | None = None  # the out-of-scope sketches (crawler.outside)
 
 
@@ -497,19 +520,18 @@ class CrawlState:
 
     def _resume_point(self) -> ResumePoint:
         self._flush()
-        records = [self._stored(url, tuple(row), with_links=False).record
-                   for url, *row in self._db.execute(
-            "SELECT u.url, p.* FROM pages p JOIN urls u ON u.id = p.url_id "
-            "WHERE p.run = ? ORDER BY p.rowid", (self.run,))]
-        skipped = [SkippedUrl(url, depth, Verdict(reason))
-                   for url, depth, reason in self._db.execute(
-                       "SELECT u.url, s.depth, s.reason FROM skipped s "
-                       "JOIN urls u ON u.id = s.url_id")]
-        queue = [Job(url, depth, hops, self._chain(chain))
-                 for url, depth, hops, chain in self._db.execute(
-            "SELECT u.url, q.depth, q.hops, q.chain FROM queue q "
-            "JOIN urls u ON u.id = q.url_id ORDER BY q.seq", ())]
-        outside = self._db.execute("SELECT value FROM meta WHERE key = 'outside'").fetchone()
+        db = self._db
+        records = StoredRows(db, "SELECT u.url, p.* FROM pages p JOIN urls u ON u.id = p.url_id "
+                             "WHERE p.run = ? ORDER BY p.rowid", (self.run,),
+                             lambda row: self._stored(row[0], tuple(row[1:]),
+                                                      with_links=False).record)
+        skipped = StoredRows(db, "SELECT u.url, s.depth, s.reason FROM skipped s "
+                             "JOIN urls u ON u.id = s.url_id", (),
+                             lambda row: SkippedUrl(row[0], row[1], Verdict(row[2])))
+        queue = StoredRows(db, "SELECT u.url, q.depth, q.hops, q.chain FROM queue q "
+                           "JOIN urls u ON u.id = q.url_id ORDER BY q.seq", (),
+                           lambda row: Job(row[0], row[1], row[2], self._chain(row[3])))
+        outside = db.execute("SELECT value FROM meta WHERE key = 'outside'").fetchone()
         return ResumePoint(records, skipped, queue, outside[0] if outside else None)
 
     def _chain(self, packed: bytes | None) -> tuple[str, ...]:

@@ -9,6 +9,7 @@ for byte.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -22,15 +23,23 @@ def _files(out: Path) -> dict[str, bytes]:
     return {path.name: path.read_bytes() for path in sorted(out.iterdir()) if path.is_file()}
 
 
-def _crawl(site: RunningServer, out: Path, tmp: Path, keep: str, *options: str) -> None:
+LIMITS = ("SITEMAP_CRAWLER_RECORDS_IN_MEMORY", "SITEMAP_CRAWLER_JOBS_IN_MEMORY",
+          "SITEMAP_CRAWLER_URLS_KEPT_EXACTLY", "SITEMAP_CRAWLER_SKIPPED_IN_MEMORY",
+          "SITEMAP_CRAWLER_REFERRERS_IN_MEMORY")
+
+
+def _run(site: RunningServer, command: str, tmp: Path, keep: str, *options: str) -> int:
     tmp.mkdir(exist_ok=True)
-    limits = ("SITEMAP_CRAWLER_RECORDS_IN_MEMORY", "SITEMAP_CRAWLER_JOBS_IN_MEMORY",
-              "SITEMAP_CRAWLER_URLS_KEPT_EXACTLY")
-    run = run_cli("crawl", site.url + "/", "--out", str(out), *options,
-                  env_extra={**dict.fromkeys(limits, keep), "TMPDIR": str(tmp)})
-    assert run.code == 0, run.stderr
+    run = run_cli(command, site.url + "/", *options,
+                  env_extra={**dict.fromkeys(LIMITS, keep), "TMPDIR": str(tmp)})
+    assert run.code in (0, 6), run.stderr  # 6: audit --fail-on found what it names
     # the temporary files were unlinked as soon as they were made
     assert list(tmp.iterdir()) == []
+    return run.code
+
+
+def _crawl(site: RunningServer, out: Path, tmp: Path, keep: str, *options: str) -> None:
+    assert _run(site, "crawl", tmp, keep, "--out", str(out), *options) == 0
 
 
 @pytest.mark.parametrize(("name", "options"), [
@@ -59,3 +68,60 @@ def test_spilled_records_with_state_and_a_304_recrawl(tmp_path: Path) -> None:
                        "--state", str(state))
         assert _files(tmp_path / "0-second") == _files(tmp_path / "1000000-second")
         assert _files(tmp_path / "0-first") == _files(tmp_path / "1000000-first")
+
+
+def _report(path: Path) -> dict:
+    """A JSON report without what a second run cannot repeat: its timings."""
+    document = json.loads(path.read_text())
+    del document["totals"]["elapsed_seconds"]
+    for row in document["urls"]:
+        row.pop("response_ms", None)  # fetched pages only
+    return document
+
+
+def _table(path: Path) -> list[list[str]]:
+    """A CSV report without its response_ms column."""
+    lines = [line.split(",") for line in path.read_text().splitlines()]
+    column = lines[0].index("response_ms")
+    return [line[:column] + line[column + 1:] for line in lines]
+
+
+@pytest.mark.parametrize(("name", "options"), [
+    ("audit", ()),
+    ("live-sitemap", ("--compare-sitemap", "auto")),
+    ("shop", ("--strip-param", "utm_*", "--max-pages", "6")),
+])
+def test_spilled_audit_writes_the_same_report(tmp_path: Path, name: str,
+                                             options: tuple[str, ...]) -> None:
+    """Records, skipped URLs and who links where, all on disk from the first page:
+    every finding, row, count and "found on" page is what a crawl in memory reports."""
+    codes = {}
+    # one fetch at a time: pages finish in one order, so findings list them in one order
+    options = (*options, "--concurrency", "1")
+    with RunningServer(name) as site:
+        for keep in ("1000000", "0"):
+            reports = ("--report", str(tmp_path / f"{keep}.json"),
+                       "--report", str(tmp_path / f"{keep}.csv"))
+            codes[keep] = _run(site, "audit", tmp_path / f"t{keep}", keep, *reports,
+                               "--fail-on", "broken-links", *options)
+    memory, disk = _report(tmp_path / "1000000.json"), _report(tmp_path / "0.json")
+    assert disk == memory
+    assert _table(tmp_path / "0.csv") == _table(tmp_path / "1000000.csv")
+    assert codes["0"] == codes["1000000"]
+    assert memory["urls"] and any(row["linked_from"] for row in memory["urls"])
+
+
+def test_spilled_drop_duplicates_and_report(tmp_path: Path) -> None:
+    """--drop-duplicates edits records after the crawl: on disk the edit must stick."""
+    with RunningServer("audit") as site:
+        for keep in ("1000000", "0"):
+            _crawl(site, tmp_path / f"out-{keep}", tmp_path / f"t{keep}", keep,
+                   "--drop-duplicates", "--concurrency", "1",
+                   "--report", str(tmp_path / f"{keep}.json"))
+        written = read_sitemaps(tmp_path / "out-0", site.url + "/")
+    assert _files(tmp_path / "out-0") == _files(tmp_path / "out-1000000")
+    assert site.url + "/copy.html" not in written.locs
+    disk = _report(tmp_path / "0.json")
+    assert disk == _report(tmp_path / "1000000.json")
+    rows = {row["url"]: row for row in disk["urls"]}
+    assert rows[site.url + "/copy.html"]["reason"] == "duplicate-of"

@@ -10,7 +10,7 @@ import pytest
 
 from crawler.errors import ErrorKind
 from crawler.record_store import RecordStore
-from crawler.records import CrawlResult, PageRecord, Verdict
+from crawler.records import CrawlResult, PageRecord, SkippedUrl, Verdict
 
 
 def _records() -> list[PageRecord]:
@@ -75,3 +75,76 @@ def test_a_spilled_store_holds_its_records_in_bounded_memory() -> None:
     assert spilled_peak < 6_000_000, spilled_peak
     assert sum(1 for _ in store.listed()) == 60_000
     store.close()
+
+
+def _report_records() -> list[PageRecord]:
+    """Records the report asks about: shared fingerprints and titles, a URL fetched
+    twice, a non-HTML page, a page that is not listed."""
+    html = "text/html; charset=utf-8"
+    rows = [("http://s.test/a", Verdict.LISTED, b"f1", "Home", html),
+            ("http://s.test/b", Verdict.LISTED, b"f1", "Home", html),
+            ("http://s.test/\u00e9", Verdict.LISTED, b"f2", "Other", html),
+            ("http://s.test/c", Verdict.NOINDEX, b"f2", "Other", html),
+            ("http://s.test/d.pdf", Verdict.LISTED, b"f2", "Other", "application/pdf"),
+            ("http://s.test/e", Verdict.LISTED, None, "", html),
+            ("http://s.test/f", Verdict.LISTED, None, "", html),
+            ("http://s.test/a", Verdict.LISTED, b"f3", "Again", html)]
+    return [PageRecord(url=url, depth=1, status=200, verdict=verdict, fingerprint=fingerprint,
+                       title=title, content_type=content_type)
+            for url, verdict, fingerprint, title, content_type in rows]
+
+
+@pytest.mark.parametrize("keep", [0, 2, 100])
+def test_lookups_groups_and_edits_answer_alike_on_disk(keep: int) -> None:
+    records = _report_records()
+    store = RecordStore(keep=keep)
+    for record in records:
+        store.append(record)
+    memory = RecordStore.of(list(records))
+    assert store.spilled is (keep < len(records)) and not memory.spilled
+    for candidate in (store, memory):
+        assert candidate.find("http://s.test/a") == (7, records[7])  # the last of the two
+        assert candidate.get("http://s.test/\u00e9") == records[2]
+        assert candidate.get("http://s.test/never") is None
+        assert [i for i, _record in candidate.by_url()] == [0, 7, 1, 3, 4, 5, 6, 2]
+        assert sorted(candidate.groups("fingerprint")) == [
+            (b"f1", ["http://s.test/a", "http://s.test/b"]),
+            (b"f2", ["http://s.test/\u00e9", "http://s.test/d.pdf"])]
+        # titles compare among listed HTML pages only, and an empty one is no title
+        assert candidate.groups("html_title") == [("Home", ["http://s.test/a", "http://s.test/b"])]
+        edited = PageRecord(url="http://s.test/b", depth=1, status=200, verdict=Verdict.DUPLICATE,
+                            fingerprint=b"f1", title="Home", content_type="text/html",
+                            duplicate_of="http://s.test/a")
+        candidate.replace(1, edited)
+        assert candidate[1] == edited and candidate.get("http://s.test/b") == edited
+        assert not candidate.is_listed("http://s.test/b")
+        assert candidate.groups("html_title") == []
+        assert [key for key, _urls in candidate.groups("fingerprint")] == [b"f2"]
+        assert [r.url for r in candidate.listed()] == [
+            "http://s.test/a", "http://s.test/a", "http://s.test/d.pdf", "http://s.test/e",
+            "http://s.test/f", "http://s.test/\u00e9"]
+    store.close()
+
+
+def test_the_thresholds_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from crawler.referrers import Referrers
+    from crawler.skipped_store import SkippedStore
+
+    record = _report_records()[0]
+    assert not _filled(RecordStore(), record).spilled
+    monkeypatch.setenv("SITEMAP_CRAWLER_RECORDS_IN_MEMORY", "0")
+    monkeypatch.setenv("SITEMAP_CRAWLER_SKIPPED_IN_MEMORY", "0")
+    monkeypatch.setenv("SITEMAP_CRAWLER_REFERRERS_IN_MEMORY", "0")
+    assert _filled(RecordStore(), record).spilled
+    skipped = SkippedStore()
+    skipped.append(SkippedUrl("http://s.test/x", 1, Verdict.DISALLOWED))
+    assert skipped.spilled
+    referrers = Referrers()
+    referrers.add("http://s.test/x", 0, None)
+    referrers.add("http://s.test/y", 0, None)
+    assert referrers.spilled
+
+
+def _filled(store: RecordStore, record: PageRecord) -> RecordStore:
+    store.append(record)
+    return store

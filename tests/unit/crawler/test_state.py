@@ -110,15 +110,15 @@ def test_resume_point_has_done_skipped_and_queued(tmp_path: Path) -> None:
     point = again.begin(resume=True)
     assert point is not None
     assert [record.url for record in point.records] == ["http://h/", "http://h/a"]
-    assert point.queue == [Job("http://h/b", 1, hops=2)]
-    assert point.skipped == [SkippedUrl("http://h/x", 1, Verdict.DISALLOWED)]
+    assert list(point.queue) == [Job("http://h/b", 1, hops=2)]
+    assert list(point.skipped) == [SkippedUrl("http://h/x", 1, Verdict.DISALLOWED)]
     again.finish()
     again.close()
     # Crawled but not yet published (a kill while writing the sitemaps): --resume
     # continues with every page done and nothing queued, and fetches nothing again.
     crawled = CrawlState(tmp_path / "s.db", ROOT)
     point = crawled.begin(resume=True)
-    assert point is not None and point.queue == [] and len(point.records) == 2
+    assert point is not None and not point.queue and len(point.records) == 2
     crawled.close()
     mark_published(tmp_path / "s.db")
     third = CrawlState(tmp_path / "s.db", ROOT)
@@ -243,7 +243,7 @@ def test_a_state_file_of_the_previous_schema_is_migrated(tmp_path: Path) -> None
         """)
     state = CrawlState(path, ROOT)
     point = state.begin(resume=True)
-    assert point is not None and point.queue == [Job("http://h/q", 2, 1)]
+    assert point is not None and list(point.queue) == [Job("http://h/q", 2, 1)]
     state.close()
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()[0] == (
@@ -259,7 +259,7 @@ def test_resume_keeps_each_queued_urls_redirect_chain(tmp_path: Path) -> None:
     state.close()
     point = CrawlState(path, ROOT).begin(resume=True)
     assert point is not None
-    assert point.queue == [Job("http://h/c", 1, hops=2, chain=("http://h/a", "http://h/b"))]
+    assert list(point.queue) == [Job("http://h/c", 1, hops=2, chain=("http://h/a", "http://h/b"))]
 
 
 def test_urls_the_site_no_longer_links_are_pruned(tmp_path: Path) -> None:

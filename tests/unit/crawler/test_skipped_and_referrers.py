@@ -1,0 +1,64 @@
+"""Skipped URLs and who links where: on disk past a threshold, with the same answers."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from crawler.records import SkippedUrl, Verdict
+from crawler.referrers import FOUND_ON, Referrers
+from crawler.skipped_store import SkippedStore
+
+
+@pytest.mark.parametrize("keep", [0, 2, 100])
+def test_skipped_urls_answer_alike_on_disk(keep: int, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    items = [SkippedUrl("http://s.test/z", 1, Verdict.DISALLOWED),
+             SkippedUrl("http://s.test/\u00e9", 2, Verdict.EXCLUDED),
+             SkippedUrl("http://s.test/a", 3, Verdict.MAX_DEPTH),
+             SkippedUrl("http://s.test/\udcff", 1, Verdict.DISALLOWED),
+             SkippedUrl("http://s.test/z", 4, Verdict.MAX_PAGES)]
+    store = SkippedStore(keep=keep)
+    for item in items:
+        store.append(item)
+    assert store.spilled is (keep < len(items))
+    assert list(tmp_path.iterdir()) == []  # unlinked once open
+    assert len(store) == 5 and bool(store) and not SkippedStore(keep=keep)
+    assert list(store) == items
+    assert list(store.by_url()) == sorted(items, key=lambda item: item.url)
+    assert store.reason("http://s.test/z") is Verdict.MAX_PAGES  # the last reason given
+    assert store.reason("http://s.test/\udcff") is Verdict.DISALLOWED
+    assert store.reason("http://s.test/never") is None
+    store.close()
+
+
+def _links(seed: int) -> list[tuple[str, int, str | None]]:
+    """A crawl's links: navigation on every page, and a long tail of pages linked once
+    or twice, with and without anchor text."""
+    rng = random.Random(seed)
+    links = []
+    for page in range(300):
+        for target in ("/", "/about", "/contact", f"/p{page + 1}", f"/p{rng.randrange(400)}"):
+            anchor = rng.choice([None, "", f"to {target} from {page}"])
+            links.append((f"http://s.test{target}", page, anchor))
+    return links
+
+
+@pytest.mark.parametrize("keep", [0, 1, 7, 150])
+def test_who_links_where_adds_up_the_same_from_chunks(keep: int) -> None:
+    links = _links(keep)
+    memory, chunked = Referrers(keep=10**9), Referrers(keep=keep)
+    for url, page, anchor in links:
+        memory.add(url, page, anchor)
+        chunked.add(url, page, anchor)
+    assert chunked.spilled and not memory.spilled
+    urls = {url for url, _page, _anchor in links} | {"http://s.test/never"}
+    for url in sorted(urls):
+        assert chunked.entry(url) == memory.entry(url), url
+    nav = memory.entry("http://s.test/about")
+    assert nav[0] == 300 and nav[1] == list(range(FOUND_ON))
+    assert memory.entry("http://s.test/never") == (0, [], None)
+    chunked.close()
