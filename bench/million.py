@@ -1,6 +1,6 @@
 """A site of a million pages that needs no disk, and the crawler's memory as it crawls it.
 
-    python bench/million.py --pages 1000000 [--concurrency 32] [--latency 0]
+    python bench/million.py --pages 1000000 [--concurrency 32] [--latency 0] [--report csv]
 
 nginx's njs module computes every page from its number: ``/`` is page 0,
 ``/p/N.html`` page N, whose children are pages N*30+1 … N*30+30. A page is
@@ -14,7 +14,9 @@ It runs the real CLI once and samples, every second, the crawler's RSS (from
 /proc) and the number of pages nginx has served (from its access log), then
 prints pages/s, CPU per page, peak RSS, and writes the samples to
 ``WORK/million-N.csv`` and a plot of RSS against pages to ``WORK/million-N.svg``.
-Only loopback is contacted.
+With ``--report FORMAT`` the crawl also writes an audit report (json, csv or
+html), whose records, skipped URLs and referrers must stay off the heap too;
+its files are then named ``million-N-report.*``. Only loopback is contacted.
 """
 
 from __future__ import annotations
@@ -143,6 +145,8 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=1_000_000)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--report", choices=("json", "csv", "html"),
+                        help="also write an audit report in this format")
     parser.add_argument("--crawler", default=f"{sys.executable} -m crawler",
                         help="how to run the CLI")
     args = parser.parse_args()
@@ -158,12 +162,15 @@ def main() -> None:
     subprocess.run([binary, "-e", str(state / "error.log"), "-c", str(state / "nginx.conf"),
                     "-p", str(state)], check=True)
     time.sleep(0.3)
-    out = WORK / f"million-{args.pages}-out"
+    name = f"million-{args.pages}" + ("-report" if args.report else "")
+    out = WORK / f"{name}-out"
     shutil.rmtree(out, ignore_errors=True)
     samples: list[tuple[float, int, float]] = []
     try:
         command = [*args.crawler.split(), "crawl", f"http://127.0.0.1:{PORT}/", "--out",
                    str(out), "--concurrency", str(args.concurrency), "--quiet"]
+        if args.report:
+            command += ["--report", str(WORK / f"{name}.{args.report}")]
         started = time.monotonic()
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         count, offset = 0, 0
@@ -182,17 +189,19 @@ def main() -> None:
         os.kill(int((state / "nginx.pid").read_text()), 15)
     stderr = process.stderr.read().decode() if process.stderr else ""
     cpu = usage.ru_utime + usage.ru_stime
-    result = {"pages": args.pages, "concurrency": args.concurrency, "latency_s": args.latency,
+    result = {"pages": args.pages, "report": args.report, "concurrency": args.concurrency,
+              "latency_s": args.latency,
               "requests": count, "wall_s": round(wall, 1),
               "pages_per_s": round(count / wall, 1),
               "cpu_ms_per_request": round(cpu * 1000 / max(count, 1), 3),
               "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
               "code": os.waitstatus_to_exitcode(status), "stderr": stderr.strip()[-300:]}
-    table = WORK / f"million-{args.pages}.csv"
+    table = WORK / f"{name}-rss.csv" if args.report else WORK / f"{name}.csv"
     table.write_text("seconds,pages_served,rss_mb\n" + "".join(
         f"{t:.1f},{pages},{rss:.1f}\n" for t, pages, rss in samples))
-    plot(samples, WORK / f"million-{args.pages}.svg",
-         f"sitemap-crawler: RSS against pages served ({args.pages:,}-page site)")
+    plot(samples, WORK / f"{name}.svg",
+         f"sitemap-crawler: RSS against pages served ({args.pages:,}-page site"
+         + (f", with a {args.report} report)" if args.report else ")"))
     print(json.dumps(result))
 
 

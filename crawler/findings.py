@@ -102,7 +102,7 @@ def _found_on(result: CrawlResult, records: RecordStore) -> Callable[[str], dict
         if referrers is None:
             return {"linked_from": 0, "found_on": []}
         count, first, anchor = referrers.entry(url)
-        return {"linked_from": count, "found_on": [records[index].url for index in first],
+        return {"linked_from": count, "found_on": [records.url_at(index) for index in first],
                 "anchor": anchor}
     return where
 

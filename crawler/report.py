@@ -63,7 +63,7 @@ def iter_rows(result: CrawlResult) -> Iterator[dict[str, Any]]:
         if referrers is not None:
             count, first, anchor = referrers.entry(url)
             row["linked_from"] = count
-            row["found_on"] = [records[page].url for page in first]
+            row["found_on"] = [records.url_at(page) for page in first]
             row["anchor"] = anchor
         yield row
 

@@ -106,6 +106,8 @@ def test_lookups_groups_and_edits_answer_alike_on_disk(keep: int) -> None:
         assert candidate.find("http://s.test/a") == (7, records[7])  # the last of the two
         assert candidate.get("http://s.test/\u00e9") == records[2]
         assert candidate.get("http://s.test/never") is None
+        assert [candidate.url_at(i) for i in (2, 7, 2)] == [records[2].url, records[7].url,
+                                                            records[2].url]
         assert [i for i, _record in candidate.by_url()] == [0, 7, 1, 3, 4, 5, 6, 2]
         assert sorted(candidate.groups("fingerprint")) == [
             (b"f1", ["http://s.test/a", "http://s.test/b"]),
