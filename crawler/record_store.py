@@ -15,13 +15,16 @@ not).
 
 from __future__ import annotations
 
+import marshal
 import pickle
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import fields
+from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 from crawler.config import memory_limit
+from crawler.errors import ErrorKind
 from crawler.records import PageRecord, Verdict
 from crawler.spill import SpillingList, sort_key
 
@@ -36,12 +39,48 @@ CREATE TABLE records (i INTEGER PRIMARY KEY, url BLOB, listed INTEGER, fingerpri
 Grouping = Literal["fingerprint", "html_title"]
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+_DATES = tuple(i for i, name in enumerate(_FIELDS) if name in ("lastmod", "last_modified"))
+_ERROR, _VERDICT = _FIELDS.index("error"), _FIELDS.index("verdict")
+_MARSHALLED, _PICKLED = b"m", b"p"
+_VERDICTS = {verdict.value: verdict for verdict in Verdict}  # 10x faster than Verdict(v)
+_ERRORS = {kind.value: kind for kind in ErrorKind}
+
+
 def _pack(record: PageRecord) -> bytes:
-    return pickle.dumps(tuple(getattr(record, name) for name in _FIELDS), protocol=5)
+    """A record as bytes. Reports read every record back more than once, and
+    pickle spends 11 µs a record finding the classes of its dates and verdicts;
+    so the fields go through marshal, with enums as their values and UTC dates
+    as microseconds (3 µs). A record with anything else is pickled."""
+    values = [getattr(record, name) for name in _FIELDS]
+    for index in _DATES:
+        moment = values[index]
+        if moment is not None:
+            if moment.tzinfo is not UTC:
+                return _PICKLED + pickle.dumps(tuple(values), protocol=5)
+            values[index] = (moment - _EPOCH) // _MICROSECOND
+    if values[_ERROR] is not None:
+        values[_ERROR] = values[_ERROR].value
+    values[_VERDICT] = values[_VERDICT].value
+    try:
+        return _MARSHALLED + marshal.dumps(tuple(values))
+    except ValueError:  # a value marshal does not know
+        return _PICKLED + pickle.dumps(tuple(getattr(record, name) for name in _FIELDS),
+                                       protocol=5)
 
 
 def _unpack(data: bytes) -> PageRecord:
-    return PageRecord(*pickle.loads(data))
+    if data[:1] == _PICKLED:
+        return PageRecord(*pickle.loads(data[1:]))
+    values = list(marshal.loads(data[1:]))
+    for index in _DATES:
+        if values[index] is not None:
+            values[index] = _EPOCH + values[index] * _MICROSECOND
+    if values[_ERROR] is not None:
+        values[_ERROR] = _ERRORS[values[_ERROR]]
+    values[_VERDICT] = _VERDICTS[values[_VERDICT]]
+    return PageRecord(*values)
 
 
 def _html_title(record: PageRecord) -> str | None:

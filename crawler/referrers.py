@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import sqlite3
 from array import array
+from collections.abc import Iterator
+from itertools import groupby
+from operator import itemgetter
 
 from crawler.config import memory_limit
 from crawler.spill import sort_key, temp_database
@@ -83,18 +86,44 @@ class Referrers:
             if not self._indexed:
                 self._db.execute("CREATE INDEX IF NOT EXISTS chunks_url ON chunks (url, chunk)")
                 self._indexed = True
-            rows = self._db.execute("SELECT count, pages, anchor FROM chunks WHERE url = ? "
-                                    "ORDER BY chunk", (sort_key(url),)).fetchall()
+            rows = self._db.execute("SELECT url, count, pages, anchor FROM chunks "
+                                    "WHERE url = ? ORDER BY chunk", (sort_key(url),)).fetchall()
             if rows:
-                earlier: list[int] = []
-                for _count, packed, _anchor in rows:
-                    earlier.extend(array("q", packed))
-                count += sum(row[0] for row in rows)
-                pages = (earlier + pages)[:FOUND_ON]
-                anchor = rows[0][2]
+                earlier = _combined(rows)
+                count += earlier[0]
+                pages = (earlier[1] + pages)[:FOUND_ON]
+                anchor = earlier[2]
         found: Entry = (count, pages, anchor)
         self._last = (url, found)
         return found
+
+    def in_url_order(self) -> Iterator[tuple[str, Entry]]:
+        """Every linked URL with its entry, sorted by URL: what a report walking its
+        rows in URL order reads alongside them, instead of one query per row."""
+        memory = sorted(self._pages)
+        if self._db is None:
+            stored: Iterator[tuple[str, Entry]] = iter(())
+        else:
+            rows = self._db.execute("SELECT url, count, pages, anchor FROM chunks "
+                                    "ORDER BY url, chunk")
+            stored = ((key.decode("utf-8", "surrogatepass"), _combined(list(chunks)))
+                      for key, chunks in groupby(rows, key=itemgetter(0)))
+        on_disk = next(stored, None)
+        for url in memory:
+            while on_disk is not None and on_disk[0] < url:
+                yield on_disk
+                on_disk = next(stored, None)
+            entry = self._pages[url]
+            count, pages, anchor = entry[0], entry[1:], self._anchors.get(url)
+            if on_disk is not None and on_disk[0] == url:
+                earlier = on_disk[1]
+                count, pages, anchor = (earlier[0] + count, (earlier[1] + pages)[:FOUND_ON],
+                                        earlier[2])
+                on_disk = next(stored, None)
+            yield url, (count, pages, anchor)
+        while on_disk is not None:
+            yield on_disk
+            on_disk = next(stored, None)
 
     def count(self, url: str) -> int:
         return self.entry(url)[0]
@@ -109,3 +138,12 @@ class Referrers:
         if self._db is not None:
             self._db.close()
             self._db = None
+
+
+def _combined(rows: list[tuple[bytes, int, bytes, str | None]]) -> Entry:
+    """One URL's chunks (url, count, pages, anchor), in chunk order, as one entry."""
+    pages: list[int] = []
+    for _url, _count, packed, _anchor in rows:
+        if len(pages) < FOUND_ON:
+            pages.extend(array("q", packed))
+    return sum(row[1] for row in rows), pages[:FOUND_ON], rows[0][3]

@@ -51,7 +51,9 @@ def iter_rows(result: CrawlResult) -> Iterator[dict[str, Any]]:
     records, skipped = RecordStore.of(result.records), SkippedStore.of(result.skipped)
     live = result.live_sitemap
     orphans = set(live.orphans) if live is not None else set()
-    referrers = result.referrers
+    # who links where, read in URL order beside the rows (a merge, not a query a row)
+    linked = result.referrers.in_url_order() if result.referrers is not None else None
+    linked_url, linked_entry = next(linked, (None, None)) if linked is not None else (None, None)
     fetched = ((record.url, 0, _record_row(record, records)) for _i, record in records.by_url())
     passed = ((item.url, 1, _skipped_row(item)) for item in skipped.by_url())
     for url, _kind, row in heapq.merge(fetched, passed, key=lambda entry: entry[:2]):
@@ -60,8 +62,11 @@ def iter_rows(result: CrawlResult) -> Iterator[dict[str, Any]]:
             row["orphan"] = url in orphans
             if row["orphan"]:
                 row["depth"] = None  # reached through the sitemap, not through links
-        if referrers is not None:
-            count, first, anchor = referrers.entry(url)
+        if linked is not None:
+            while linked_url is not None and linked_url < url:
+                linked_url, linked_entry = next(linked, (None, None))
+            count, first, anchor = (linked_entry if linked_url == url and linked_entry
+                                    else (0, [], None))
             row["linked_from"] = count
             row["found_on"] = [records.url_at(page) for page in first]
             row["anchor"] = anchor

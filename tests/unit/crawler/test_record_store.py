@@ -150,3 +150,25 @@ def test_the_thresholds_come_from_the_environment(monkeypatch: pytest.MonkeyPatc
 def _filled(store: RecordStore, record: PageRecord) -> RecordStore:
     store.append(record)
     return store
+
+
+def test_records_come_back_as_they_went_in_whatever_they_hold() -> None:
+    """Records are stored in a compact form (marshal, UTC dates as microseconds);
+    a date in another zone, or without one, goes the slow, general way."""
+    from datetime import timedelta, timezone
+
+    from crawler.record_store import _pack, _unpack
+
+    plain = _records()
+    odd = [PageRecord(url="http://s.test/x", depth=1,
+                      lastmod=datetime(2026, 3, 1, 12, tzinfo=timezone(timedelta(hours=2)))),
+           PageRecord(url="http://s.test/y", depth=1, last_modified=datetime(2026, 3, 1, 12)),
+           PageRecord(url="http://s.test/z", depth=1, verdict=Verdict.DUPLICATE,
+                      lastmod=datetime(1969, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
+                      duplicate_of="http://s.test/a", change_interval=86400.5,
+                      error=ErrorKind.INTERNAL, detail="ValueError: \udcff")]
+    for record in [*plain, *odd]:
+        packed = _pack(record)
+        assert _unpack(packed) == record
+        assert packed[:1] == (b"p" if record in odd[:2] else b"m")
+    assert _unpack(_pack(odd[0])).lastmod.utcoffset() == timedelta(hours=2)

@@ -58,6 +58,10 @@ def test_who_links_where_adds_up_the_same_from_chunks(keep: int) -> None:
     urls = {url for url, _page, _anchor in links} | {"http://s.test/never"}
     for url in sorted(urls):
         assert chunked.entry(url) == memory.entry(url), url
+    # a report reads them in URL order, beside its rows: the same entries
+    linked = sorted(urls - {"http://s.test/never"})
+    assert list(chunked.in_url_order()) == [(url, memory.entry(url)) for url in linked]
+    assert list(memory.in_url_order()) == [(url, memory.entry(url)) for url in linked]
     nav = memory.entry("http://s.test/about")
     assert nav[0] == 300 and nav[1] == list(range(FOUND_ON))
     assert memory.entry("http://s.test/never") == (0, [], None)
