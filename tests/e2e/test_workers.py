@@ -105,11 +105,14 @@ def test_a_state_recrawl_with_two_workers_sends_validators_and_writes_the_same(
     assert len(asked) >= 5
 
 
-def test_crawl_delay_spaces_request_starts_across_workers(tmp_path: Path) -> None:
-    routes = {"/robots.txt": {"body": "User-agent: *\nCrawl-delay: 0.3\n"}}
+@pytest.mark.parametrize("asked_by", ["robots.txt", "--delay"])
+def test_crawl_delay_spaces_request_starts_across_workers(tmp_path: Path, asked_by: str) -> None:
+    robots = "User-agent: *\nCrawl-delay: 0.3\n" if asked_by == "robots.txt" else ""
+    options = ("--delay", "0.3") if asked_by == "--delay" else ()
+    routes = {"/robots.txt": {"body": robots}}
     with RunningServer("many", routes) as site:
         run = run_cli("crawl", site.url + "/", "--out", str(tmp_path), "--max-pages", "8",
-                      "--concurrency", "4", "--workers", "2")
+                      "--concurrency", "4", "--workers", "2", *options)
         hits = [hit for hit in site.log if hit.path != "/robots.txt"]
     assert run.code == 0, run.stderr
     gaps = [b.at - a.at for a, b in pairwise(hits)]
