@@ -124,7 +124,12 @@ class RecordStore(SpillingList[PageRecord]):
         """Keep ``record`` as the record at ``index`` (an edit made after the crawl)."""
         if self._db is None:
             self._memory[index] = record
-            self._forget()
+            # --drop-duplicates edits one record after another and looks each up by
+            # URL: the URL lookup survives an edit that keeps the record's URL (as
+            # rebuilding it per edit made that quadratic)
+            if self._by_url is not None and self._by_url.get(record.url) != index:
+                self._by_url = None
+            self._listed_urls = None
             return
         self._flush()
         self._urls.pop(index, None)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from crawler.errors import ErrorKind
+from crawler.findings import drop_duplicates
 from crawler.record_store import RecordStore
 from crawler.records import CrawlResult, PageRecord, SkippedUrl, Verdict
 
@@ -172,3 +173,34 @@ def test_records_come_back_as_they_went_in_whatever_they_hold() -> None:
         assert _unpack(packed) == record
         assert packed[:1] == (b"p" if record in odd[:2] else b"m")
     assert _unpack(_pack(odd[0])).lastmod.utcoffset() == timedelta(hours=2)
+
+
+class _CountingList(list):
+    """A list that counts the full passes made over it."""
+
+    passes = 0
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        _CountingList.passes += 1
+        return super().__iter__()
+
+
+def test_drop_duplicates_reads_an_in_memory_crawl_a_bounded_number_of_times() -> None:
+    # Each edit used to throw the URL lookup away, so every duplicate dropped cost a
+    # pass over all records: 40,000 duplicates took minutes. The number of passes must
+    # not grow with the number of duplicates.
+    passes = []
+    for pages in (10, 200):
+        records = _CountingList(
+            PageRecord(url=f"http://s.test/p{i}", depth=1, status=200, content_type="text/html",
+                       verdict=Verdict.LISTED, fingerprint=bytes([i % 2])) for i in range(pages))
+        result = CrawlResult(start_url="http://s.test/", records=records)
+        result.stats.listed = pages
+        _CountingList.passes = 0
+        assert drop_duplicates(result) == pages - 2
+        passes.append(_CountingList.passes)
+        assert [r.url for r in result.records if r.verdict is Verdict.LISTED] == [
+            "http://s.test/p0", "http://s.test/p1"]
+        assert all(r.duplicate_of in ("http://s.test/p0", "http://s.test/p1")
+                   for r in result.records if r.verdict is Verdict.DUPLICATE)
+    assert passes[0] == passes[1] <= 5, passes
