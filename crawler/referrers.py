@@ -79,9 +79,7 @@ class Referrers:
         """How ``url`` is linked: (links, first pages, first anchor)."""
         if self._last is not None and self._last[0] == url:
             return self._last[1]
-        memory = self._pages.get(url)
-        count, pages = (memory[0], memory[1:]) if memory else (0, [])
-        anchor = self._anchors.get(url)
+        found = self._in_memory(url)
         if self._db is not None:
             if not self._indexed:
                 self._db.execute("CREATE INDEX IF NOT EXISTS chunks_url ON chunks (url, chunk)")
@@ -89,11 +87,7 @@ class Referrers:
             rows = self._db.execute("SELECT url, count, pages, anchor FROM chunks "
                                     "WHERE url = ? ORDER BY chunk", (sort_key(url),)).fetchall()
             if rows:
-                earlier = _combined(rows)
-                count += earlier[0]
-                pages = (earlier[1] + pages)[:FOUND_ON]
-                anchor = earlier[2]
-        found: Entry = (count, pages, anchor)
+                found = _then(_combined(rows), found)
         self._last = (url, found)
         return found
 
@@ -113,17 +107,21 @@ class Referrers:
             while on_disk is not None and on_disk[0] < url:
                 yield on_disk
                 on_disk = next(stored, None)
-            entry = self._pages[url]
-            count, pages, anchor = entry[0], entry[1:], self._anchors.get(url)
+            found = self._in_memory(url)
             if on_disk is not None and on_disk[0] == url:
-                earlier = on_disk[1]
-                count, pages, anchor = (earlier[0] + count, (earlier[1] + pages)[:FOUND_ON],
-                                        earlier[2])
+                found = _then(on_disk[1], found)
                 on_disk = next(stored, None)
-            yield url, (count, pages, anchor)
+            yield url, found
         while on_disk is not None:
             yield on_disk
             on_disk = next(stored, None)
+
+    def _in_memory(self, url: str) -> Entry:
+        """What the links met since the last chunk say of ``url``."""
+        memory = self._pages.get(url)
+        if memory is None:
+            return 0, [], None
+        return memory[0], memory[1:], self._anchors.get(url)
 
     def count(self, url: str) -> int:
         return self.entry(url)[0]
@@ -147,3 +145,9 @@ def _combined(rows: list[tuple[bytes, int, bytes, str | None]]) -> Entry:
         if len(pages) < FOUND_ON:
             pages.extend(array("q", packed))
     return sum(row[1] for row in rows), pages[:FOUND_ON], rows[0][3]
+
+
+def _then(earlier: Entry, later: Entry) -> Entry:
+    """Two entries of one URL, the earlier's links met first, as one: counts add up,
+    the first pages are the earlier's then the later's, the anchor is the first link's."""
+    return earlier[0] + later[0], (earlier[1] + later[1])[:FOUND_ON], earlier[2]
