@@ -447,11 +447,16 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
     written = write_sitemaps(
         entries, out_dir=out_dir, base_url=base, compressed=compressed,
         max_urls=max_urls, max_bytes=max_bytes, robots_txt=result.robots_txt,
+        write_robots=result.robots_txt_withheld is None,
         alternates=has_alternates, images=has_images,
         stylesheet=extras.stylesheet,
     )
     if config.state_path is not None:
         mark_published(Path(config.state_path))
+    if result.robots_txt_withheld is not None:
+        _warn(f"robots.txt not written: {result.robots_txt_withheld}; add the line "
+              f"'Sitemap: {written.index_url}' to it yourself (any other robots.txt in "
+              f"{out_dir} was left as it was)")
     if not quiet:
         _summary(display, result, written, time.monotonic() - started, out_dir)
     return EXIT_OK
@@ -691,6 +696,11 @@ def _redact(text: str) -> str:
     for credentials in _SECRETS:
         text = credentials.redact(text)
     return text
+
+
+def _warn(message: str) -> None:
+    """A line about the output a person must act on: shown even with --quiet."""
+    click.echo(f"sitemap-crawler: warning: {_redact(message)}", err=True)
 
 
 def _fail(message: str, code: int) -> int:

@@ -45,8 +45,9 @@ ROBOTS_MAX_REDIRECTS = 5
 ORIGINS_CACHED = 1024
 OUTSIDE = frozenset({Verdict.EXTERNAL, Verdict.OTHER_HOST, Verdict.OUT_OF_SCOPE})
 UNAUTHORIZED = 401
-# RFC 9309 §2.5: parse at least the first 500 KiB, whatever --max-page-bytes says.
-ROBOTS_MAX_BYTES = 512 * 1024
+# robots.txt is parsed to 512 KiB (RFC 9309 §2.5: at least 500 KiB), whatever
+# --max-page-bytes says, and kept whole up to this for republishing beside the sitemaps.
+ROBOTS_KEPT_BYTES = 8 * 1024 * 1024
 ProgressCallback = Callable[[PageRecord, CrawlResult], None]
 
 
@@ -149,26 +150,41 @@ def _check_start(start: str, scope: Scope, policy: RobotsPolicy, result: CrawlRe
 async def _load_robots(
     fetcher: Fetcher, scope: Scope, config: CrawlConfig, result: CrawlResult
 ) -> RobotsPolicy:
-    """Fetch ``/robots.txt``, following up to 5 same-origin redirects (RFC 9309 §2.3.1.2)."""
+    """Fetch ``/robots.txt``, following up to 5 redirects wherever they lead (RFC 9309
+    §2.3.1.2), and keep it whole for republishing beside the sitemaps.
+
+    With ``--ignore-robots`` it is still read, for that copy only: ignoring the
+    rules changes what we fetch, never the rules the site publishes."""
     token = config.robots_token
-    if config.ignore_robots:
-        return allow_all(token)
     url = scope.origin + "/robots.txt"
     for _ in range(ROBOTS_MAX_REDIRECTS + 1):
         answer = await fetcher.fetch(
             url, want_body=lambda status, _type: 200 <= status < 300,
-            max_bytes=ROBOTS_MAX_BYTES, truncate=True)
+            max_bytes=ROBOTS_KEPT_BYTES + 1, truncate=True)
         result.robots_status = answer.status
-        if answer.error is not None and answer.status is None:
-            result.robots_error = answer.error.value
         if answer.status in (301, 302, 303, 307, 308):
             target = resolve_link(url, answer.location or "")
-            if target is None or not target.startswith(scope.origin + "/"):
-                break  # off-site: treat as unavailable, like a 4xx
+            if target is None:
+                break  # nowhere to go: unavailable, like a 4xx
             url = target
             continue
         if answer.status is not None and 200 <= answer.status < 300:
-            result.robots_txt = answer.body
+            body = answer.body or b""
+            if len(body) > ROBOTS_KEPT_BYTES:
+                result.robots_txt_withheld = (
+                    f"the site's robots.txt is larger than {ROBOTS_KEPT_BYTES // 2**20} MiB, "
+                    "too large to republish whole")
+            else:
+                result.robots_txt = body
+        elif answer.status is None or answer.status >= 500:
+            error = answer.error.value if answer.error else "no answer"
+            why = (f"answered {answer.status}" if answer.status is not None
+                   else f"could not be fetched ({error})")
+            result.robots_txt_withheld = f"the site's robots.txt {why}"
+            if answer.status is None and not config.ignore_robots:
+                result.robots_error = error
+        if config.ignore_robots:
+            return allow_all(token)
         return policy_from_response(answer.status, answer.body, token)
     return allow_all(token)
 

@@ -119,6 +119,9 @@ class CrawlResult:
     records: list[PageRecord] = field(default_factory=list, repr=False)
     skipped: list[SkippedUrl] = field(default_factory=list, repr=False)
     robots_txt: bytes | None = field(default=None, repr=False)
+    # why the site's robots.txt cannot be republished whole (too large, not fetched):
+    # then none is written, rather than one that changes the site's rules
+    robots_txt_withheld: str | None = None
     stats: CrawlStats = field(default_factory=CrawlStats)
     robots_status: int | None = None
     robots_error: str | None = None

@@ -59,6 +59,16 @@ class RobotsPolicy:
         return float(delay) if delay is not None else None
 
 
+def parsed_part(body: bytes | None) -> str:
+    """The part of a robots.txt we obey: its first 512 KiB, cut after the last whole
+    line in them. Cut mid-line, ``Disallow: /private-area/`` would read ``Disallow: /``."""
+    head = (body or b"")[:MAX_ROBOTS_BYTES]
+    if len(body or b"") > MAX_ROBOTS_BYTES:
+        end = max(head.rfind(b"\n"), head.rfind(b"\r"))
+        head = head[:end + 1]
+    return head.decode("utf-8", errors="replace")
+
+
 def allow_all(token: str) -> RobotsPolicy:
     return RobotsPolicy(RobotsMode.ALLOW_ALL, token)
 
@@ -71,8 +81,7 @@ def policy_from_response(status: int | None, body: bytes | None, token: str) -> 
     if status is None or status >= 500:
         return RobotsPolicy(RobotsMode.DISALLOW_ALL, token)
     if 200 <= status < 300:
-        text = (body or b"")[:MAX_ROBOTS_BYTES].decode("utf-8", errors="replace")
-        return RobotsPolicy(RobotsMode.OBEY, token, Protego.parse(text))
+        return RobotsPolicy(RobotsMode.OBEY, token, Protego.parse(parsed_part(body)))
     return RobotsPolicy(RobotsMode.ALLOW_ALL, token)
 
 
@@ -124,6 +133,5 @@ def sitemap_lines(body: bytes | None) -> list[str]:
     leaves them to the Sitemaps protocol: absolute URLs, any host)."""
     if not body:
         return []
-    text = body[:MAX_ROBOTS_BYTES].decode("utf-8", errors="replace")
-    return list(dict.fromkeys(url.strip() for url in Protego.parse(text).sitemaps
+    return list(dict.fromkeys(url.strip() for url in Protego.parse(parsed_part(body)).sitemaps
                               if url.strip()))

@@ -115,3 +115,14 @@ def test_meta_directives(contents: list[str], noindex: bool, nofollow: bool) -> 
 def test_x_robots_tag(values: list[str], noindex: bool, nofollow: bool) -> None:
     directives = header_directives(values, "sitemap-crawler")
     assert (directives.noindex, directives.nofollow) == (noindex, nofollow)
+
+
+def test_a_robots_txt_over_512_kib_is_obeyed_up_to_its_last_whole_line() -> None:
+    """Cut mid-line, ``Disallow: /private-area/`` would be read as ``Disallow: /``."""
+    head = b"User-agent: *\nDisallow: /early/\n" + b"#" * 100 + b"\n"
+    padding = b"# x\n" * ((512 * 1024 - len(head) - 12) // 4)
+    body = head + padding + b"Disallow: /private-area/\n"
+    assert len(body) > 512 * 1024 > len(head + padding) + len(b"Disallow: /")
+    policy = policy_from_response(200, body, "sitemap-crawler")
+    assert not policy.allows("https://h/early/x")
+    assert policy.allows("https://h/") and policy.allows("https://h/private-area/")

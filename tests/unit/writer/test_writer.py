@@ -62,6 +62,22 @@ def test_sitemap_line(robots: bytes | None, expected: bytes) -> None:
     assert with_sitemap_line(expected, url) == expected  # idempotent
 
 
+_LONG = b"User-agent: *\nDisallow: /private-area/\n" + b"# padding\n" * 52_000  # 520 KB
+_LINE = b"Sitemap: https://h/sitemap_index.xml\n"
+
+
+@pytest.mark.parametrize(("robots", "expected"), [
+    (_LONG, _LINE + _LONG),  # at the end it would be past what readers must parse
+    (b"\xef\xbb\xbf" + _LONG, b"\xef\xbb\xbf" + _LINE + _LONG),  # after the byte-order mark
+    (_LONG + _LINE, _LINE + _LONG),  # ours, out of reach: moved up
+    (_LINE + _LONG + _LINE, _LINE + _LONG),
+])
+def test_sitemap_line_stays_within_500_kib(robots: bytes, expected: bytes) -> None:
+    url = "https://h/sitemap_index.xml"
+    assert with_sitemap_line(robots, url) == expected
+    assert with_sitemap_line(expected, url) == expected  # idempotent
+
+
 def test_writes_index_shards_and_robots(tmp_path: Path) -> None:
     result = write_sitemaps(entries(5), out_dir=tmp_path, base_url=BASE, max_urls=2,
                             robots_txt=b"User-agent: *\nDisallow: /x\n")
