@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import os
 import re
 import shlex
@@ -153,6 +154,23 @@ class _Workers(click.ParamType):
 WORKERS = _Workers()
 
 
+class _Finite(click.types.FloatParamType):
+    """A number of seconds or a rate: ``nan`` and ``inf`` parse as floats, and would
+    switch a limit off (every comparison with NaN is false) or wait forever."""
+
+    name = "number"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> float:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
+
+
+FINITE = _Finite()
+
+
 # Options of every command that crawls (crawl and audit), in --help order.
 _CRAWL_OPTIONS = [
     click.option("--config", type=click.Path(dir_okay=False, path_type=Path), is_eager=True,
@@ -169,7 +187,7 @@ _CRAWL_OPTIONS = [
     click.option("--http2", is_flag=True,
                   help="Use HTTP/2 where an https site offers it: one connection carrying "
                   "--concurrency streams (plain http stays HTTP/1.1)."),
-    click.option("--timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True,
+    click.option("--timeout", type=FINITE, default=DEFAULT_TIMEOUT, show_default=True,
                   help="Total seconds allowed per request, body included."),
     click.option("--max-pages", type=int, help="Fetch at most this many URLs."),
     click.option("--max-depth", type=int, help="Follow links at most this deep (start URL = 0)."),
@@ -180,12 +198,12 @@ _CRAWL_OPTIONS = [
                   help="Larger pages (after decompression) are recorded as too large."),
     click.option("--retries", type=int, default=DEFAULT_RETRIES, show_default=True,
                   help="Retries for timeouts, connection errors, 429 and 5xx."),
-    click.option("--rate", type=float, help="At most this many requests per second."),
-    click.option("--delay", type=float, default=0.0, show_default=True,
+    click.option("--rate", type=FINITE, help="At most this many requests per second."),
+    click.option("--delay", type=FINITE, default=0.0, show_default=True,
                   help="At least this many seconds between request starts."),
-    click.option("--max-retry-after", type=float, default=DEFAULT_MAX_RETRY_AFTER,
+    click.option("--max-retry-after", type=FINITE, default=DEFAULT_MAX_RETRY_AFTER,
                   show_default=True, help="Cap on a server's Retry-After, in seconds."),
-    click.option("--max-crawl-delay", type=float, default=DEFAULT_MAX_CRAWL_DELAY,
+    click.option("--max-crawl-delay", type=FINITE, default=DEFAULT_MAX_CRAWL_DELAY,
                   show_default=True, help="Cap on a robots.txt Crawl-delay, in seconds."),
     click.option("--max-query-variants", type=int, default=DEFAULT_MAX_QUERY_VARIANTS,
                   show_default=True, help="Distinct query strings crawled per path."),

@@ -6,6 +6,7 @@ CLI can turn it into exit code 2 and nothing is requested or written.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -108,6 +109,13 @@ class CrawlConfig:
             )
         if self.prefix is not None and not self.prefix.startswith("/"):
             raise ConfigError(f"--prefix {self.prefix!r} must be a path starting with '/'")
+        for option, number in (("--timeout", self.timeout), ("--rate", self.rate),
+                               ("--delay", self.delay), ("--max-retry-after",
+                                                         self.max_retry_after),
+                               ("--max-crawl-delay", self.max_crawl_delay)):
+            if number is not None and not math.isfinite(number):
+                # NaN compares false with everything: it would switch the limit off
+                raise ConfigError(f"{option} must be a finite number (got {number})")
         _positive("--concurrency", self.concurrency)
         _positive("--workers", self.workers)
         if self.workers > self.concurrency:

@@ -12,6 +12,7 @@ directory.
 from __future__ import annotations
 
 import difflib
+import math
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from typing import Any
 import click
 
 # click's parameter types, as the TOML types they accept
-_TYPE_WORDS = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}
+_TYPE_WORDS = {int: "an integer", float: "a finite number", str: "a string", bool: "true or false"}
 
 
 def option_keys(command: click.Command) -> dict[str, click.Parameter]:
@@ -53,6 +54,11 @@ def load_defaults(path: Path, command: click.Command) -> dict[str, Any]:
         raise click.UsageError(f"{where}: cannot be read ({exc.strerror})") from None
     except tomllib.TOMLDecodeError as exc:
         raise click.UsageError(f"{where}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise click.UsageError(f"{where}: not UTF-8 text, as TOML must be (byte "
+                               f"{exc.start})") from None
+    except RecursionError:
+        raise click.UsageError(f"{where}: nested too deeply to be a config file") from None
     keys = option_keys(command)
     defaults: dict[str, Any] = {}
     for key, value in document.items():
@@ -82,8 +88,9 @@ def _checked(key: str, value: Any, param: click.Parameter, base: Path, where: st
     expected = _expected(param)
     if expected is bool:
         ok = isinstance(value, bool)
-    elif expected is float:
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
+    elif expected is float:  # nan and inf are TOML floats, and would switch limits off
+        ok = (isinstance(value, int | float) and not isinstance(value, bool)
+              and math.isfinite(value))
     else:
         ok = isinstance(value, expected) and not isinstance(value, bool)
     if not ok:
