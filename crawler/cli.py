@@ -95,6 +95,7 @@ from sitemap_writer import (
     read_sitemap,
     smallest_shard_bytes,
     write_sitemaps,
+    writes_or_prunes,
 )
 
 EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE, EXIT_START_URL, EXIT_OUTPUT, EXIT_SHRINK = 0, 1, 2, 3, 4, 5
@@ -380,6 +381,7 @@ def _crawl_and_write(
     **crawl_options: Any,
 ) -> int:
     _check_reports(report_files)
+    _check_paths(report_files, crawl_options.get("state_path"), out_dir)
     if crawl_options.get("compare_sitemap") not in (None, "off") and not report_files:
         raise Failure("--compare-sitemap needs --report FILE: the comparison is reported "
                       "there", EXIT_USAGE)
@@ -516,6 +518,30 @@ def _check_reports(report_files: tuple[Path, ...]) -> None:
                           f"one of {', '.join(REPORT_FORMATS)}", EXIT_USAGE)
 
 
+def _check_paths(report_files: tuple[Path, ...], state_path: str | None,
+                 out_dir: Path | None = None) -> None:
+    """Paths that would collide are refused before the first request (exit 2): a
+    report that is a directory (it failed only after the whole crawl), a report
+    that is the state file (it overwrote the state), a file in --out that the
+    writer replaces or prunes (a state named like a shard was deleted)."""
+    named: dict[Path, str] = {}
+    files = [(f"--report {path}", path) for path in report_files]
+    if state_path is not None:
+        files.append((f"--state {state_path}", Path(state_path)))
+    out = out_dir.resolve() if out_dir is not None else None
+    for option, path in files:
+        if path.is_dir():
+            raise Failure(f"{option} is a directory; name a file", EXIT_USAGE)
+        resolved = path.resolve()
+        if resolved in named:
+            raise Failure(f"{option} is the same file as {named[resolved]}; give each its "
+                          "own", EXIT_USAGE)
+        named[resolved] = option
+        if out is not None and resolved.parent == out and writes_or_prunes(resolved.name):
+            raise Failure(f"{option} is a file the sitemaps in --out {out_dir} replace or "
+                          "remove; keep it elsewhere", EXIT_USAGE)
+
+
 def _report_dirs(report_files: tuple[Path, ...]) -> None:
     for path in report_files:
         ensure_output_dir(path.parent if str(path.parent) else Path("."))
@@ -543,8 +569,9 @@ def _audit(display: CrawlDisplay, *, quiet: bool, start_url: str,
            report_files: tuple[Path, ...], fail_on: str | None, **crawl_options: Any) -> int:
     """``audit``: the crawl, its reports, and exit 6 for a finding named by --fail-on."""
     _check_reports(report_files)
+    _check_paths(report_files, crawl_options.get("state_path"))
     wanted = _findings_named(fail_on)
-    config = _config(start_url, {**crawl_options, "audit": True})
+    config = _config(start_url, {**crawl_options, "audit": True, "command": "audit"})
     try:
         _report_dirs(report_files)
     except OutputError as exc:
@@ -556,6 +583,8 @@ def _audit(display: CrawlDisplay, *, quiet: bool, start_url: str,
                              if config.hreflang else ({}, []))
     found = _write_reports(report_files, result, {
         "hreflang": [asdict(problem) for problem in problems]})
+    if config.state_path is not None:  # its reports are its output: nothing to resume
+        mark_published(Path(config.state_path))
     if not quiet:
         counts = ", ".join(f"{name} {found[name]['count']}" for name in FINDINGS)
         display.console.print(

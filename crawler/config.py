@@ -96,6 +96,7 @@ class CrawlConfig:
     priority: tuple[str, ...] = ()  # --priority rules
     documents: tuple[str, ...] = ()  # --documents extensions, e.g. ("pdf",)
     audit: bool = False  # who links where, anchor texts and fingerprints, for the report
+    command: str = "crawl"  # which command runs it: a --resume must be of the same one
     # --compare-sitemap: "auto" (robots.txt, then the usual places) or a sitemap URL
     compare_sitemap: str | None = None
     # --header, --cookie, --auth: sent to the crawl's origin only; never shown
@@ -162,6 +163,18 @@ class CrawlConfig:
                 f"--user-agent {self.user_agent!r} must start with a product token "
                 "such as 'mybot/1.0'"
             )
+
+    def run_settings(self) -> dict[str, object]:
+        """What decides which pages a run fetches and what it does with them: a run
+        kept in --state is resumed only with the same (crawler.state)."""
+        return {"command": self.command, "--prefix": self.prefix,
+                "--max-pages": self.max_pages, "--max-depth": self.max_depth,
+                "--ignore-robots": self.ignore_robots, "--user-agent": self.robots_token,
+                "--max-query-variants": self.max_query_variants,
+                "--exclude": list(self.exclude), "--include": list(self.include),
+                "--no-list": list(self.no_list), "--strip-param": list(self.strip_params),
+                "--documents": list(self.documents), "--images": self.images,
+                "--hreflang": self.hreflang}
 
     @property
     def robots_token(self) -> str:

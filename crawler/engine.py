@@ -81,7 +81,8 @@ async def crawl(
     registered_domain(host_of(start))
     state = CrawlState(Path(config.state_path), scope.root) if config.state_path else None
     try:
-        point = state.begin(resume=config.resume) if state else None
+        point = (state.begin(resume=config.resume, settings=config.run_settings())
+                 if state else None)
         async with Fetcher(config) as fetcher:
             policy = await _load_robots(fetcher, scope, config, result)
             _check_start(start, scope, policy, result)

@@ -230,14 +230,25 @@ class CrawlState:
         return db
 
     # --- runs -------------------------------------------------------------------
-    def begin(self, *, resume: bool) -> ResumePoint | None:
-        """Start a run, or continue the unfinished one when ``resume`` is asked for."""
+    def begin(self, *, resume: bool,
+              settings: dict[str, object] | None = None) -> ResumePoint | None:
+        """Start a run, or continue the unfinished one when ``resume`` is asked for.
+
+        ``settings`` (:meth:`CrawlConfig.run_settings`) are kept with the run: a resume
+        under others would finish another command's run, or one with other limits,
+        and publish it (an audit's 50 pages as the site's sitemap), so it is refused."""
+        packed = json.dumps(settings or {})
         if resume and self._running:
+            stored = self._db.execute(
+                "SELECT value FROM meta WHERE key = 'settings'").fetchone()
+            kept = json.loads(stored[0]) if stored is not None else None
+            if kept is not None and kept != json.loads(packed):
+                raise StateError(_other_run(self.path, kept, json.loads(packed)))
             return self._resume_point()
         self.run += 1
         self._write("DELETE FROM skipped")
         self._write("DELETE FROM queue")
-        self._set(run=str(self.run), run_state="running", outside="{}")
+        self._set(run=str(self.run), run_state="running", outside="{}", settings=packed)
         self.commit()
         return None
 
@@ -545,6 +556,25 @@ class CrawlState:
 
 # SQLite's result codes for a write the storage refused.
 _STORAGE_CODES = frozenset({8, 10, 13, 14})  # READONLY, IOERR, FULL, CANTOPEN
+
+
+def _other_run(path: Path, kept: dict[str, object], given: dict[str, object]) -> str:
+    """Why the run kept in ``path`` is not resumed by this one, option by option."""
+    def shown(name: str, value: object) -> str:
+        if name == "command":
+            return f"'{value}'"
+        if value in (None, False, []):
+            return f"no {name}"
+        if value is True:
+            return name
+        if isinstance(value, list):
+            return " ".join(f"{name} {item}" for item in value)
+        return f"{name} {value}"
+    names = [name for name in dict.fromkeys([*given, *kept]) if kept.get(name) != given.get(name)]
+    was = ", ".join(shown(name, kept.get(name)) for name in names)
+    now = ", ".join(shown(name, given.get(name)) for name in names)
+    return (f"--resume: the run kept in --state {path} was {was}; this one is {now}. "
+            "Resume with the same command and limits, or leave out --resume to start afresh")
 
 
 def _storage_failure(exc: sqlite3.DatabaseError) -> bool:

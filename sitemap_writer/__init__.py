@@ -21,7 +21,12 @@ from sitemap_writer.reader import ReadSitemap, read_sitemap
 from sitemap_writer.robots_txt import with_sitemap_line
 from sitemap_writer.shards import smallest_shard_bytes
 from sitemap_writer.stylesheet import BUILTIN as BUILTIN_STYLESHEET
-from sitemap_writer.writer import WriteResult, normalize_base_url, write_sitemaps
+from sitemap_writer.writer import (
+    WriteResult,
+    normalize_base_url,
+    write_sitemaps,
+    writes_or_prunes,
+)
 
 __all__ = [
     "BUILTIN_STYLESHEET",
@@ -46,4 +51,5 @@ __all__ = [
     "smallest_shard_bytes",
     "with_sitemap_line",
     "write_sitemaps",
+    "writes_or_prunes",
 ]

@@ -9,13 +9,27 @@ from pathlib import Path
 from sitemap_writer.entry import MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP, SitemapEntry
 from sitemap_writer.errors import InvalidEntry, OutputError, SitemapError
 from sitemap_writer.index import INDEX_NAME, index_bytes
-from sitemap_writer.publish import Published, publish, staging, write_file
+from sitemap_writer.publish import (
+    SHARD_FILE,
+    STAGING_PREFIX,
+    Published,
+    publish,
+    staging,
+    write_file,
+)
 from sitemap_writer.robots_txt import with_sitemap_line
 from sitemap_writer.serialize import urlset_head
 from sitemap_writer.shards import Shard, ShardWriter
 from sitemap_writer.stylesheet import BUILTIN, BUILTIN_XSL, STYLESHEET_NAME
 
 ROBOTS_NAME = "robots.txt"
+
+
+def writes_or_prunes(name: str) -> bool:
+    """Is a file of this name in the output directory the writer's to replace or
+    remove? Anything else kept there (a state file, a report) must not be."""
+    return (name in (INDEX_NAME, ROBOTS_NAME, STYLESHEET_NAME)
+            or SHARD_FILE.fullmatch(name) is not None or name.startswith(STAGING_PREFIX))
 
 
 def normalize_base_url(base_url: str) -> str:

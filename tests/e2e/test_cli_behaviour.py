@@ -22,7 +22,9 @@ def test_prefix_scope_never_leaves_the_prefix(tmp_path: Path) -> None:
         written = read_sitemaps(tmp_path, site.url + "/docs/")
         assert written.locs == [site.url + p for p in
                                 ("/docs/guide/", "/docs/guide/a.html", "/docs/index.html")]
-        assert set(site.paths()) == {"/docs/index.html", "/docs/guide/", "/docs/guide/a.html"}
+        # robots.txt is read for the copy published beside the sitemaps, never obeyed
+        assert set(site.paths()) == {"/robots.txt", "/docs/index.html", "/docs/guide/",
+                                     "/docs/guide/a.html"}
         robots = (tmp_path / "robots.txt").read_text()
         assert robots == f"Sitemap: {site.url}/docs/sitemap_index.xml\n"
 

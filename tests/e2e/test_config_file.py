@@ -68,9 +68,11 @@ def test_the_command_line_wins_over_the_file(tmp_path: Path) -> None:
         assert run.code == 0, run.stderr
         assert not (tmp_path / "from-file").exists()
         read_sitemaps(tmp_path / "from-cli", site.url + "/")
-        assert len(site.paths()) == 3  # --max-pages 3, not the file's 1
+        # robots.txt is read for the published copy only (ignore-robots), then pages
+        pages = [path for path in site.paths() if path != "/robots.txt"]
+        assert len(pages) == 3  # --max-pages 3, not the file's 1
         assert (tmp_path / "from-cli" / "sitemap-00001.xml").exists()
-        assert site.paths()[0] == "/"  # START_URL from the command line, not the file
+        assert pages[0] == "/"  # START_URL from the command line, not the file
 
 
 @pytest.mark.parametrize(("text", "words"), [
