@@ -21,6 +21,9 @@ from crawler.robots import header_directives
 from crawler.urls import resolve_link
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+# hreflang alternates a page may keep: more than any site has languages and regions
+# to offer, and a page declaring 5,000 (300 of them cost 878 MB) is cut here.
+MAX_ALTERNATES = 300
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 
 
@@ -87,8 +90,12 @@ def read_page(
     images: bool = False,
     documents: frozenset[str] = frozenset(),
     anchors: bool = False,
+    hreflang: bool = True,
 ) -> PageOutcome:
     """Turn one fetched URL into its record and onward URLs.
+
+    ``hreflang`` keeps the page's declared alternates (up to :data:`MAX_ALTERNATES`,
+    the rest counted); without it none are kept.
 
     ``fingerprint_ignoring`` (CSS selectors) asks for a content fingerprint.
     ``clean`` (``--strip-param``) respells redirect, refresh and canonical
@@ -119,7 +126,8 @@ def read_page(
             else:
                 record.redirect_to = target
         elif response.body is not None:
-            _read_html(response, token, outcome, fingerprint_ignoring, images, anchors)
+            _read_html(response, token, outcome, fingerprint_ignoring, images, anchors,
+                       hreflang)
         elif mime_type(response.content_type) in documents:
             # a PDF can name its canonical only in a header (Google reads it there)
             record.canonical = canonical_from_link_headers(response.link, url)
@@ -147,6 +155,7 @@ def _read_html(
     response: Response, token: str, outcome: PageOutcome, ignoring: tuple[str, ...] | None,
     images: bool = False,
     anchors: bool = False,
+    hreflang: bool = True,
 ) -> None:
     record = outcome.record
     html = decode_html(response.body or b"", response.content_type)
@@ -155,9 +164,12 @@ def _read_html(
     record.title = facts.title
     record.fingerprint = facts.content_hash
     outcome.anchors = facts.anchors
-    declared = facts.alternates + alternates_from_link_headers(response.link, record.url)
-    record.alternates = tuple(dict.fromkeys(
-        (code, url) for code, url in declared if url is not None))
+    if hreflang:
+        declared = tuple(dict.fromkeys(
+            (code, url) for code, url in facts.alternates
+            + alternates_from_link_headers(response.link, record.url) if url is not None))
+        record.alternates = declared[:MAX_ALTERNATES]
+        record.alternates_dropped = len(declared) - len(record.alternates)
     if images:
         record.images = tuple(facts.images)
     outcome.content_hash = facts.content_hash

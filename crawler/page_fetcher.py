@@ -63,7 +63,8 @@ class PageFetcher:
             response = await fetch(job.url, want_body=wants_body, headers=headers)
         try:
             arguments = (response, job.depth, self.token, datetime.now(UTC), self.ignoring,
-                         self.clean, self.config.images, self.documents, self.config.audit)
+                         self.clean, self.config.images, self.documents, self.config.audit,
+                         self.config.hreflang)
             if response.body is not None and len(response.body) > THREAD_ABOVE:
                 # Megabytes of HTML take tens of milliseconds or more to parse: off the
                 # loop, where every request in flight would wait for them.

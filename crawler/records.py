@@ -83,6 +83,8 @@ class PageRecord:
     duplicate_of: str | None = None  # --drop-duplicates: the page listed instead
     # its Last-Modified header, when a live sitemap's lastmod is held against it
     last_modified: datetime | None = None
+    # hreflang alternates declared past the cap a page may keep (crawler.page)
+    alternates_dropped: int = 0
 
 
 @dataclass(slots=True, frozen=True)

@@ -31,7 +31,9 @@ from crawler.skipped_store import SkippedStore
 # 5: findings non-indexable-in-sitemap, orphans, missing-from-sitemap, sitemap-lastmod,
 #    sitemap-errors; top-level "live_sitemap" (null unless compared); rows carry
 #    in_live_sitemap and orphan when compared; reason "orphan"
-REPORT_VERSION = 5
+# 6: rows carry hreflang_dropped (alternates past the cap a page keeps); error
+#    parse-timeout
+REPORT_VERSION = 6
 CSV_COLUMNS = ("url", "status", "content_type", "bytes", "response_ms", "depth", "title",
                "canonical", "noindex", "nofollow", "target", "redirect_chain", "listed",
                "reason", "error", "lastmod", "linked_from", "found_on", "anchor",
@@ -100,6 +102,8 @@ def _record_row(record: PageRecord, by_url: RecordLookup) -> dict[str, Any]:
         row["canonical"] = record.canonical
     if record.duplicate_of is not None:
         row["duplicate_of"] = record.duplicate_of
+    if record.alternates_dropped:
+        row["hreflang_dropped"] = record.alternates_dropped
     return row
 
 
