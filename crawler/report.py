@@ -37,7 +37,17 @@ REPORT_VERSION = 6
 CSV_COLUMNS = ("url", "status", "content_type", "bytes", "response_ms", "depth", "title",
                "canonical", "noindex", "nofollow", "target", "redirect_chain", "listed",
                "reason", "error", "lastmod", "linked_from", "found_on", "anchor",
-               "in_live_sitemap", "orphan", "findings")
+               "in_live_sitemap", "orphan", "findings", "hreflang_dropped")
+# A cell starting with one of these is a formula to a spreadsheet (OWASP, "CSV
+# Injection"): a page title "=HYPERLINK(…)" would run when the report is opened.
+# Fullwidth forms too, which some spreadsheets read as the ASCII ones.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+def spreadsheet_safe(value: str) -> str:
+    """A text cell a spreadsheet shows as text: one starting like a formula gets a
+    leading apostrophe, as OWASP advises (the cell then reads as the text itself)."""
+    return "'" + value if value.startswith(_FORMULA_STARTS) else value
 
 
 def _iso(record: PageRecord) -> str | None:
@@ -120,7 +130,8 @@ def write_report_csv(out: TextIO, result: CrawlResult,
                      found: dict[str, dict[str, Any]] | None = None) -> None:
     """One row per URL, the columns of :data:`CSV_COLUMNS`; opens in any spreadsheet.
     The ``findings`` column names the findings each URL is part of, so filtering on
-    it gives a finding's URLs."""
+    it gives a finding's URLs. Text a site wrote (titles, anchors, URLs) that would
+    start a formula is written as text (:func:`spreadsheet_safe`)."""
     named = findings_by_url(found if found is not None else findings(result))
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(CSV_COLUMNS)
@@ -133,6 +144,8 @@ def write_report_csv(out: TextIO, result: CrawlResult,
                 value = " ".join(value)
             elif isinstance(value, bool):
                 value = "yes" if value else "no"
+            if isinstance(value, str):
+                value = spreadsheet_safe(value)
             values.append("" if value is None else value)
         writer.writerow(values)
 
