@@ -228,9 +228,17 @@ _CRAWL_OPTIONS = [
                   help="Remove this query parameter (a glob: utm_*) from every URL before "
                   "de-duplication and before the request (repeatable)."),
     click.option("--header", "headers", multiple=True, metavar="'NAME: VALUE'",
-                  help="Send this header to the crawled site's origin only (repeatable)."),
+                  help="Send this header to the crawled site's origin only (repeatable; "
+                  "visible in ps: prefer --header-env)."),
+    click.option("--header-env", "header_env", multiple=True, metavar="VAR",
+                  help="Read a 'NAME: VALUE' header from this environment variable "
+                  "(repeatable)."),
     click.option("--cookie", "cookies", multiple=True, metavar="NAME=VALUE",
-                  help="Send this cookie to the crawled site's origin only (repeatable)."),
+                  help="Send this cookie to the crawled site's origin only (repeatable; "
+                  "visible in ps: prefer --cookie-env)."),
+    click.option("--cookie-env", "cookie_env", multiple=True, metavar="VAR",
+                  help="Read cookies ('NAME=VALUE', or several as 'a=1; b=2') from this "
+                  "environment variable (repeatable)."),
     click.option("--auth", metavar="USER:PASSWORD",
                   help="HTTP Basic credentials for the crawled site's origin (visible in ps: "
                   "prefer --auth-env)."),
@@ -618,6 +626,7 @@ def _config(start_url: str, options: dict[str, Any]) -> CrawlConfig:
         credentials = build_credentials(
             headers=options.pop("headers", ()), cookies=options.pop("cookies", ()),
             auth=options.pop("auth", None), auth_env=options.pop("auth_env", None),
+            header_env=options.pop("header_env", ()), cookie_env=options.pop("cookie_env", ()),
             environ=os.environ)
         _SECRETS.append(credentials)
         return CrawlConfig(start_url=start_url, credentials=credentials, **options)

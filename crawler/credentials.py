@@ -1,4 +1,6 @@
-"""What a user gives to log in: ``--header``, ``--cookie``, ``--auth``, ``--auth-env``.
+"""What a user gives to log in: ``--header``, ``--cookie``, ``--auth`` and their
+``-env`` forms (``--header-env``, ``--cookie-env``, ``--auth-env``), which read the
+value from an environment variable so it never shows in ``ps`` or a crontab.
 
 Kept in one object whose ``repr`` shows no value, so a config printed in a
 log, an exception or a traceback's locals cannot spill a password. The
@@ -79,32 +81,40 @@ class Credentials:
         return text
 
 
-def parse_header(text: str) -> tuple[str, str]:
+def parse_header(text: str, source: str = "--header") -> tuple[str, str]:
     """``'Name: value'`` → ``("Name", "value")``, refusing without quoting the value."""
     name, colon, value = text.partition(":")
     name, value = name.strip(), value.strip()
     if not colon or not _TOKEN.fullmatch(name):
-        raise ConfigError("--header must read 'Name: value' with a header name before the "
+        raise ConfigError(f"{source} must read 'Name: value' with a header name before the "
                           "colon (the value given is not shown)")
     if _BAD_VALUE.search(value) or not _latin1(value):
-        raise ConfigError(f"--header {name}: the value holds control characters or "
+        raise ConfigError(f"{source} {name}: the value holds control characters or "
                           "characters outside latin-1 (not shown)")
     why = _RESERVED.get(name.lower())
     if why is not None:
-        raise ConfigError(f"--header {name} cannot be set: {why}")
+        raise ConfigError(f"{source} {name} cannot be set: {why}")
     return name, value
 
 
-def parse_cookie(text: str) -> str:
+def parse_cookie(text: str, source: str = "--cookie") -> str:
     """``'name=value'`` checked as an RFC 6265 cookie pair."""
     name, equals, value = text.strip().partition("=")
     if not equals or not _TOKEN.fullmatch(name.strip()):
-        raise ConfigError("--cookie must read 'name=value' (the value given is not shown)")
+        raise ConfigError(f"{source} must read 'name=value' (the value given is not shown)")
     if any(char in value for char in ';,"\\') or _BAD_VALUE.search(value) or any(
             char.isspace() for char in value.strip()) or not value.isascii():
-        raise ConfigError(f"--cookie {name.strip()}: the value may not hold spaces, ';', ',', "
+        raise ConfigError(f"{source} {name.strip()}: the value may not hold spaces, ';', ',', "
                           "'\"', '\\', controls or non-ASCII characters (not shown)")
     return f"{name.strip()}={value.strip()}"
+
+
+def _from_environment(variable: str, option: str, environ: Mapping[str, str]) -> str:
+    value = environ.get(variable)
+    if not value:
+        raise ConfigError(f"{option} {variable}: that environment variable is not set "
+                          "or is empty")
+    return value
 
 
 def basic_authorization(user_password: str, source: str) -> tuple[str, str]:
@@ -124,18 +134,23 @@ def build_credentials(
     cookies: Iterable[str] = (),
     auth: str | None = None,
     auth_env: str | None = None,
+    header_env: Iterable[str] = (),
+    cookie_env: Iterable[str] = (),
     environ: Mapping[str, str] | None = None,
 ) -> Credentials:
-    """The credentials of the options given; :class:`ConfigError` for a bad one."""
+    """The credentials of the options given; :class:`ConfigError` for a bad one.
+
+    ``header_env`` and ``cookie_env`` name environment variables holding a
+    ``Name: value`` header, or cookie pairs (``a=1; b=2``, as a Cookie header)."""
+    environ = environ or {}
     parsed = [parse_header(text) for text in headers]
+    for variable in header_env:
+        parsed.append(parse_header(_from_environment(variable, "--header-env", environ),
+                                   f"--header-env {variable}"))
     if auth is not None and auth_env is not None:
         raise ConfigError("give --auth or --auth-env, not both")
     if auth_env is not None:
-        value = (environ or {}).get(auth_env)
-        if not value:
-            raise ConfigError(f"--auth-env {auth_env}: that environment variable is not set "
-                              "or is empty")
-        auth = value
+        auth = _from_environment(auth_env, "--auth-env", environ)
         source = f"--auth-env {auth_env}"
     else:
         source = "--auth"
@@ -145,6 +160,10 @@ def build_credentials(
                               "Authorization header: give one")
         parsed.append(basic_authorization(auth, source))
     pairs = [parse_cookie(text) for text in cookies]
+    for variable in cookie_env:
+        pairs.extend(parse_cookie(pair, f"--cookie-env {variable}") for pair in
+                     _from_environment(variable, "--cookie-env", environ).split(";")
+                     if pair.strip())
     return Credentials(tuple(parsed), "; ".join(pairs) if pairs else None)
 
 

@@ -72,6 +72,40 @@ def test_a_login_wall_is_crawled_with_credentials_and_no_secret_is_written(
                               out, report, state)) == []
 
 
+def test_every_secret_can_come_from_the_environment_and_stay_out_of_ps(
+        tmp_path: Path) -> None:
+    """--header-env and --cookie-env beside --auth-env: the command line, which any
+    user of the machine reads in ps, holds no secret."""
+    out, report = tmp_path / "out", tmp_path / "report.json"
+    args = ["crawl", "--out", str(out), "--report", str(report), "-v",
+            "--header-env", "API_KEY", "--cookie-env", "SESSION", "--auth-env", "LOGIN"]
+    with RunningServer("staging", required=LOGIN) as site:
+        run = run_cli(args[0], site.url + "/", *args[1:], env_extra={
+            "API_KEY": f"X-Api-Key: {HEADER_SECRET}", "LOGIN": USER_PASSWORD,
+            "SESSION": f"session={COOKIE_SECRET}; theme=dark"})
+        assert run.code == 0, run.stderr
+        assert read_sitemaps(out, site.url + "/").locs[0] == site.url + "/"
+        first = site.log[1]  # after robots.txt
+        assert first.headers["x-api-key"] == HEADER_SECRET
+        assert first.headers["cookie"].startswith(f"session={COOKIE_SECRET}; theme=dark")
+    assert not any("SECRET" in word for word in args)
+    assert _leaks(_all_output(run.stdout, run.stderr, out, report)) == []
+
+
+@pytest.mark.parametrize(("option", "value", "says"), [
+    ("--header-env", None, "--header-env MISSING: that environment variable is not set"),
+    ("--header-env", "no colon SECRET", "--header-env MISSING must read 'Name: value'"),
+    ("--cookie-env", "a=b c SECRET", "--cookie-env MISSING a: the value may not hold"),
+])
+def test_a_bad_or_missing_environment_secret_is_one_line_without_its_value(
+        tmp_path: Path, option: str, value: str | None, says: str) -> None:
+    env = {"MISSING": value} if value is not None else {}
+    run = run_cli("crawl", "http://127.0.0.1:9/", "--out", str(tmp_path / "out"), option,
+                  "MISSING", env_extra=env)
+    assert run.code == 2 and says in run.stderr, run.stderr
+    assert "SECRET" not in run.stderr and run.stderr.count("\n") == 1
+
+
 def test_without_credentials_a_401_start_url_exits_3_naming_auth(tmp_path: Path) -> None:
     with RunningServer("staging", required=LOGIN) as site:
         run = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "out"))
