@@ -62,6 +62,7 @@ from crawler.findings import FINDINGS, drop_duplicates, findings
 from crawler.hints import Hints
 from crawler.hreflang import sitemap_alternates
 from crawler.progress import CrawlDisplay
+from crawler.quiet_stream import forgive_stderr
 from crawler.records import CrawlResult, PageRecord
 from crawler.report import (
     explain_empty,
@@ -802,6 +803,7 @@ class _signals_interrupt:
 def main(argv: list[str] | None = None) -> NoReturn:
     """Entry point: click's own usage errors, too, become one line and exit 2."""
     _INVOCATION[:] = sys.argv[1:] if argv is None else argv
+    forgive_stderr()  # a closed or full stderr must not cost the output
     try:
         code = cli.main(args=_INVOCATION, prog_name="sitemap-crawler", standalone_mode=False)
     except _NO_ARGS_IS_HELP as exc:  # bare "sitemap-crawler": show the help, like git does
