@@ -54,6 +54,13 @@ BACKOFF_CAP = 30.0
 # Unwanted bodies up to this size are read and dropped to keep the connection.
 DRAIN_LIMIT = 64 * 1024
 ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"
+# The site's cookies, capped as browsers cap them (RFC 6265 §6.1 asks for at least
+# 50 a domain of 4096 bytes each): a site setting a new cookie on every page grew a
+# Cookie header of 621 KB by page 3,000, past every server's header limit (8 KB for
+# nginx and Apache), and made each request's header cost more than the last.
+MAX_COOKIES = 50
+MAX_COOKIE_BYTES = 4096
+MAX_COOKIE_HEADER = 8000
 
 
 @dataclass(slots=True)
@@ -104,6 +111,8 @@ class Fetcher:
         # but only from and to the crawl's origin (port included, unlike a browser):
         # the other origins we ask (a live sitemap elsewhere) get no cookie at all.
         self.cookies = httpx.Cookies()
+        # the jar's cookies, oldest first, with the bytes each adds to a Cookie header
+        self._cookie_order: dict[tuple[str, str, str], int] = {}
         # told when the site set a cookie (worker processes share one jar: worker_pool)
         self.on_cookies: Callable[[], None] | None = None
         self._transport: httpx.AsyncBaseTransport | None = None
@@ -157,6 +166,29 @@ class Fetcher:
         response.elapsed = time.monotonic() - started
         return response
 
+    def _cap_cookies(self) -> None:
+        """Keep the jar within a browser's limits: a cookie over 4096 bytes is
+        refused, and past 50 cookies or a header of 8,000 bytes (with --cookie's)
+        the oldest go first."""
+        jar = self.cookies.jar
+        order = self._cookie_order
+        present = {(c.domain, c.path, c.name): c for c in jar}
+        for key in list(order):
+            if key not in present:
+                del order[key]  # expired or deleted by the site
+        for key, cookie in present.items():
+            if len(cookie.name) + len(cookie.value or "") > MAX_COOKIE_BYTES:
+                jar.clear(*key)
+                order.pop(key, None)
+            else:  # a new one goes last; one set again keeps its place, with its new size
+                order[key] = len(cookie.name) + len(cookie.value or "") + 3  # "; " and "="
+        room = MAX_COOKIE_HEADER - len(self._user_cookie or "")
+        size = sum(order.values())
+        while order and (len(order) > MAX_COOKIES or size > room):
+            key = next(iter(order))
+            size -= order.pop(key)
+            jar.clear(*key)
+
     def _retry_pause(self, response: Response, attempt: int) -> float | None:
         """Seconds to wait before trying again, or ``None`` if this answer is final."""
         transient = response.error in (ErrorKind.CONNECT, ErrorKind.TIMEOUT, ErrorKind.NETWORK)
@@ -203,6 +235,7 @@ class Fetcher:
             if cookies and own:  # a cookie is the origin's: never kept from elsewhere
                 answer.request = request
                 self.cookies.extract_cookies(answer)
+                self._cap_cookies()
                 if self.on_cookies is not None:
                     self.on_cookies()
             status = result.status = answer.status_code

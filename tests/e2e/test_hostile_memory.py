@@ -45,3 +45,27 @@ def test_hreflang_alternates_are_capped_per_page_and_none_kept_when_off(
     else:
         assert most == 0 and "hreflang_dropped" not in row
         assert not any(path.startswith("/lang/") for path in requested)
+
+
+def test_the_cookie_jar_is_capped_as_browsers_cap_it(tmp_path: Path) -> None:
+    """Every page sets a new 1 KB cookie: the jar keeps the newest, at most 50 and a
+    Cookie header under 8 KB (RFC 6265 §6.1's minimums, servers' header limits)."""
+    count = 120
+    pages = {f"/c{i}.html": {"headers": {**HTML, "Set-Cookie": f"c{i}={'v' * 1000}; Path=/"},
+                             "body": f"<p>{i}</p>"} for i in range(count)}
+    chain = "".join(f'<a href="/c{i}.html">{i}</a>' for i in range(count))
+    routes = {"/": {"headers": HTML, "body": chain}, **pages,
+              "/big.html": {"headers": {**HTML, "Set-Cookie": f"big={'b' * 5000}"},
+                            "body": "<p>big</p>"}}
+    routes["/"]["body"] = '<a href="/big.html">big</a>' + chain
+    with RunningServer("hostile", routes) as site:
+        run = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "out"),
+                      "--concurrency", "1", "--report", str(tmp_path / "r.json"))
+        sent = [hit.headers.get("cookie", "") for hit in site.log]
+    assert run.code == 0, run.stderr
+    assert max(len(header) for header in sent) < 8000
+    assert max(header.count("=") for header in sent) <= 50
+    assert not any("big=" in header for header in sent)  # over 4096 bytes: refused
+    assert f"c{count - 2}=" in sent[-1]  # the newest are kept
+    rows = report_rows(tmp_path / "r.json", site.url)
+    assert all(rows[path]["status"] == 200 for path in pages)
