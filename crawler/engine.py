@@ -36,6 +36,7 @@ from crawler.records import CrawlResult, PageRecord, SkippedUrl, Verdict
 from crawler.referrers import Referrers
 from crawler.robots import RobotsMode, RobotsPolicy, allow_all, policy_from_response
 from crawler.scope import Scope, registered_domain
+from crawler.secret_scrub import SecretScrub
 from crawler.skipped_store import SkippedStore
 from crawler.state import CrawlState, ResumePoint
 from crawler.urls import host_of, normalize_url, origin_of, resolve_link
@@ -221,6 +222,10 @@ class _Coordinator:
         # fetches and reads pages: here, or in worker processes (--workers)
         self.pages = pages if pages is not None else PageFetcher(config, fetcher, self.clean)
         self._origins: dict[str, Verdict] = {}
+        # the credentials given, looked for in what the site sends back (crawler.secret_scrub)
+        scrub = SecretScrub(config.credentials)
+        self.scrub = scrub if scrub else None
+        self._secret_urls: set[str] = set()  # skipped once each, shown redacted
         # fetching the live sitemap's orphans: judged and reported, never followed,
         # never listed, never kept in the state (the next run starts from the links)
         self.orphan_phase = False
@@ -296,6 +301,9 @@ class _Coordinator:
         """Queue a URL found by the crawl, or record why it is not fetched."""
         frontier = self.frontier
         url = self.clean(url)
+        if self.scrub is not None and self.scrub.carries(url):
+            self._skip_secret(url, depth)
+            return
         if not self.scope.contains(url):
             # Never requested, so never in the seen set: counted and sampled, in kilobytes.
             item = self.outside.add(url, depth, self._classify_outside(url))
@@ -333,7 +341,39 @@ class _Coordinator:
         if self.state is not None and not self.orphan_phase:
             self.state.skip(item)
 
+    def _skip_secret(self, url: str, depth: int) -> None:
+        """A URL that carries a credential: never fetched, listed or stored as it is."""
+        assert self.scrub is not None
+        shown = self.scrub.redact(url)
+        if shown not in self._secret_urls:
+            self._secret_urls.add(shown)
+            self._skip(SkippedUrl(shown, depth, Verdict.SECRET_IN_URL))
+
+    def _scrub(self, outcome: PageOutcome) -> None:
+        """Take the user's secrets out of what a page sent back, before anything is
+        kept: links carrying one are skipped, texts and targets redacted."""
+        scrub, record = self.scrub, outcome.record
+        assert scrub is not None
+        carried = [link for link in outcome.links if scrub.carries(link)]
+        if carried:
+            gone = set(carried)
+            outcome.links = [link for link in outcome.links if link not in gone]
+            for link in carried:
+                self._skip_secret(link, record.depth + 1)
+        outcome.anchors = {link: scrub.redact(text) for link, text in outcome.anchors.items()
+                           if not scrub.carries(link)}
+        for name in ("title", "detail", "canonical", "redirect_to", "refresh_to"):
+            value = getattr(record, name)
+            if value is not None and scrub.carries(value):
+                setattr(record, name, scrub.redact(value))
+        record.alternates = tuple(pair for pair in record.alternates
+                                  if not scrub.carries(pair[1]))
+        if record.images:
+            record.images = tuple(image for image in record.images if not scrub.carries(image))
+
     def accept(self, job: Job, outcome: PageOutcome) -> None:
+        if self.scrub is not None:
+            self._scrub(outcome)
         if self.config.compare_sitemap is not None:
             outcome.record.last_modified = parse_http_date(outcome.last_modified)
         if self.orphan_phase:

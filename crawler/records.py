@@ -48,6 +48,7 @@ class Verdict(enum.Enum):
     REDIRECT_LIMIT = "redirect-chain-too-long"
     EXCLUDED = "excluded"  # --exclude
     NOT_INCLUDED = "not-included"  # --include given, and it does not match
+    SECRET_IN_URL = "secret-in-url"  # it carries a credential given for the crawl
 
 
 @dataclass(slots=True)
