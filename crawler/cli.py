@@ -47,6 +47,7 @@ from crawler.config import (
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_CRAWL_DELAY,
     DEFAULT_MAX_PAGE_BYTES,
+    DEFAULT_MAX_PARSE_SECONDS,
     DEFAULT_MAX_QUERY_VARIANTS,
     DEFAULT_MAX_RETRY_AFTER,
     DEFAULT_RETRIES,
@@ -198,6 +199,9 @@ _CRAWL_OPTIONS = [
     click.option("--ignore-robots", is_flag=True, help="Do not fetch or obey robots.txt."),
     click.option("--max-page-bytes", type=int, default=DEFAULT_MAX_PAGE_BYTES, show_default=True,
                   help="Larger pages (after decompression) are recorded as too large."),
+    click.option("--max-parse-seconds", type=FINITE, default=DEFAULT_MAX_PARSE_SECONDS,
+                  show_default=True, help="A page not read within this (lexbor is "
+                  "quadratic on some broken HTML) is recorded as parse-timeout."),
     click.option("--retries", type=int, default=DEFAULT_RETRIES, show_default=True,
                   help="Retries for timeouts, connection errors, 429 and 5xx."),
     click.option("--rate", type=FINITE, help="At most this many requests per second."),

@@ -32,6 +32,9 @@ DEFAULT_MAX_RETRY_AFTER = 120.0
 DEFAULT_MAX_CRAWL_DELAY = 30.0
 DEFAULT_MAX_QUERY_VARIANTS = 1000
 DEFAULT_MAX_REDIRECTS = 10
+# A page not read within this is recorded as parse-timeout (crawler.parse_sandbox):
+# an ordinary 10 MB page reads in well under a second.
+DEFAULT_MAX_PARSE_SECONDS = 5.0
 # sitemaps.org: a <loc> must be less than 2,048 characters; longer URLs are
 # also the commonest symptom of a crawler trap.
 MAX_URL_LENGTH = 2047
@@ -81,6 +84,7 @@ class CrawlConfig:
     max_crawl_delay: float = DEFAULT_MAX_CRAWL_DELAY
     max_query_variants: int = DEFAULT_MAX_QUERY_VARIANTS
     max_redirects: int = DEFAULT_MAX_REDIRECTS
+    max_parse_seconds: float = DEFAULT_MAX_PARSE_SECONDS
     state_path: str | None = None
     resume: bool = False
     lastmod: str = "auto"
@@ -113,7 +117,8 @@ class CrawlConfig:
         for option, number in (("--timeout", self.timeout), ("--rate", self.rate),
                                ("--delay", self.delay), ("--max-retry-after",
                                                          self.max_retry_after),
-                               ("--max-crawl-delay", self.max_crawl_delay)):
+                               ("--max-crawl-delay", self.max_crawl_delay),
+                               ("--max-parse-seconds", self.max_parse_seconds)):
             if number is not None and not math.isfinite(number):
                 # NaN compares false with everything: it would switch the limit off
                 raise ConfigError(f"{option} must be a finite number (got {number})")
@@ -127,6 +132,7 @@ class CrawlConfig:
         _positive("--max-page-bytes", self.max_page_bytes)
         _positive("--max-query-variants", self.max_query_variants)
         _positive("--max-retry-after", self.max_retry_after)
+        _positive("--max-parse-seconds", self.max_parse_seconds)
         if self.max_crawl_delay < 0:
             raise ConfigError(f"--max-crawl-delay must be 0 or more seconds "
                               f"(got {self.max_crawl_delay})")

@@ -132,7 +132,8 @@ async def _page_source(config: CrawlConfig, fetcher: Fetcher,
         async with worker_pool(config, config.workers, fetcher) as pool:
             yield pool
     else:
-        yield PageFetcher(config, fetcher, clean)
+        async with PageFetcher(config, fetcher, clean) as pages:
+            yield pages
 
 
 def _check_start(start: str, scope: Scope, policy: RobotsPolicy, result: CrawlResult) -> None:

@@ -63,5 +63,7 @@ class ErrorKind(enum.Enum):
     DECODING = "decoding-error"
     PROTOCOL = "protocol-error"
     BAD_REDIRECT = "bad-redirect"
+    # the page was not read within --max-parse-seconds (or its parser's memory cap)
+    PARSE_TIMEOUT = "parse-timeout"
     # reading the page failed in a way nobody foresaw: a bug of ours, kept to that page
     INTERNAL = "internal-error"

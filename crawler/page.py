@@ -8,8 +8,8 @@ refresh away, and a canonical that is absent or the page's own URL.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 
 from crawler.dates import trusted_lastmod
 from crawler.decode import decode_html
@@ -139,6 +139,18 @@ def read_page(
         record.alternates = tuple((code, clean(url)) for code, url in record.alternates)
     record.verdict = judge(record, documents)
     outcome.siblings = targets(record)
+    return outcome
+
+
+def unread_page(response: Response, depth: int, error: ErrorKind, detail: str) -> PageOutcome:
+    """The record of a page whose body could not be read: what its answer's status
+    and headers say (X-Robots-Tag, Last-Modified, size), an error, and no links."""
+    headers_only = replace(response, body=None)
+    outcome = read_page(headers_only, depth, "", datetime.now(UTC))
+    record = outcome.record
+    record.bytes = len(response.body) if response.body is not None else response.length
+    record.error, record.detail, record.verdict = error, detail, Verdict.ERROR
+    outcome.siblings = []
     return outcome
 
 

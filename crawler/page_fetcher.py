@@ -8,21 +8,17 @@ but where the CPU is spent.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Protocol
-
-import anyio.to_thread
 
 from crawler.config import CrawlConfig
 from crawler.documents import HEAD_REFUSED, content_types, extension
 from crawler.frontier import Job
 from crawler.http.fetch import Response
 from crawler.page import PageOutcome, failed_page, read_page, wants_body
-
-# Pages larger than this are parsed in a worker thread (a 256 KiB page parses in
-# about 2 ms; below that the thread hop costs more than it saves).
-THREAD_ABOVE = 256 * 1024
+from crawler.parse_sandbox import ParseSandbox
 
 
 class Fetches(Protocol):
@@ -36,7 +32,11 @@ def _no_body(_status: int, _content_type: str | None) -> bool:
 
 
 class PageFetcher:
-    """Fetches and reads the pages of one crawl with one :class:`Fetcher`."""
+    """Fetches and reads the pages of one crawl with one :class:`Fetcher`.
+
+    Used as an async context manager, it reads pages in a :class:`ParseSandbox`
+    (a child process with a time and memory budget per page); outside one, in
+    this process (unit tests, and systems without ``fork``)."""
 
     def __init__(self, config: CrawlConfig, fetcher: Fetches,
                  clean: Callable[[str], str] | None = None) -> None:
@@ -46,6 +46,24 @@ class PageFetcher:
         self.ignoring = config.ignore_selectors if config.fingerprints else None
         self.token = config.robots_token  # derived by a regex: once, not per page
         self.documents = content_types(config.documents)
+        self.sandbox: ParseSandbox | None = None
+
+    async def __aenter__(self) -> PageFetcher:
+        if hasattr(os, "fork"):
+            self.sandbox = await ParseSandbox(self.read, self.config.max_parse_seconds
+                                              ).__aenter__()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self.sandbox is not None:
+            sandbox, self.sandbox = self.sandbox, None
+            await sandbox.__aexit__(*exc_info)
+
+    def read(self, response: Response, depth: int, now: datetime) -> PageOutcome:
+        """One answer into its outcome (in the sandbox's child, when there is one)."""
+        return read_page(response, depth, self.token, now, self.ignoring, self.clean,
+                         self.config.images, self.documents, self.config.audit,
+                         self.config.hreflang)
 
     async def fetch(self, job: Job) -> PageOutcome:
         fetch = self.fetcher.fetch
@@ -61,14 +79,11 @@ class PageFetcher:
                 response = await fetch(job.url, want_body=wants_body, headers=headers)
         else:
             response = await fetch(job.url, want_body=wants_body, headers=headers)
+        now = datetime.now(UTC)
+        if self.sandbox is not None and response.body is not None:
+            # Off this process: a page lexbor takes seconds over cannot stall the loop.
+            return await self.sandbox.read(response, job.depth, now)
         try:
-            arguments = (response, job.depth, self.token, datetime.now(UTC), self.ignoring,
-                         self.clean, self.config.images, self.documents, self.config.audit,
-                         self.config.hreflang)
-            if response.body is not None and len(response.body) > THREAD_ABOVE:
-                # Megabytes of HTML take tens of milliseconds or more to parse: off the
-                # loop, where every request in flight would wait for them.
-                return await anyio.to_thread.run_sync(read_page, *arguments)
-            return read_page(*arguments)
+            return self.read(response, job.depth, now)
         except Exception as exc:  # one page never ends the crawl: it is that page's error
             return failed_page(response, job.depth, exc)

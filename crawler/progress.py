@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
+from crawler.errors import ErrorKind
 from crawler.records import CrawlResult, PageRecord
 
 REFRESH_SECONDS = 0.1
@@ -53,7 +54,7 @@ class CrawlDisplay:
 
     def __call__(self, record: PageRecord, result: CrawlResult) -> None:
         self.latest = result
-        if record.detail is not None and not self.quiet:  # a bug of ours: say where
+        if record.error is ErrorKind.INTERNAL and not self.quiet:  # a bug of ours: say where
             self.console.print(f"sitemap-crawler: warning: {record.url}: {record.detail} "
                                "(recorded as internal-error; please report it)", markup=False)
         if self.verbose:

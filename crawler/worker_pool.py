@@ -32,7 +32,7 @@ import signal
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
-from dataclasses import fields, replace
+from dataclasses import replace
 from http.cookiejar import Cookie
 from typing import Any
 
@@ -42,13 +42,13 @@ from anyio.abc import TaskGroup, UNIXSocketStream
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from crawler.config import CrawlConfig
-from crawler.errors import ErrorKind, WorkerError
+from crawler.errors import WorkerError
 from crawler.frontier import Job
 from crawler.http.fetch import Fetcher
 from crawler.http.politeness import Gate
+from crawler.outcome_wire import outcome_in, outcome_out
 from crawler.page import PageOutcome
 from crawler.page_fetcher import PageFetcher
-from crawler.records import PageRecord, Verdict
 
 Message = tuple[Any, ...]
 LENGTH_BYTES = 4
@@ -123,31 +123,6 @@ class _Link:
                 anyio.ClosedResourceError, ConnectionError):
             return None
         return batch
-
-
-# -- the wire: plain tuples, which pickle in C. A page of 33 links: 19 µs there and
-# back, conversions included, against 49 µs for its dataclasses and enums, whose
-# pickling runs Python code.
-
-_RECORD_FIELDS = tuple(field.name for field in fields(PageRecord))
-_ERROR, _VERDICT = _RECORD_FIELDS.index("error"), _RECORD_FIELDS.index("verdict")
-
-
-def _outcome_out(outcome: PageOutcome) -> tuple[Any, ...]:
-    record = outcome.record
-    values = [getattr(record, name) for name in _RECORD_FIELDS]
-    values[_ERROR] = record.error.value if record.error is not None else None
-    values[_VERDICT] = record.verdict.value
-    return (tuple(values), outcome.links, outcome.siblings, outcome.etag,
-            outcome.last_modified, outcome.content_hash, outcome.anchors)
-
-
-def _outcome_in(wire: tuple[Any, ...]) -> PageOutcome:
-    values = list(wire[0])
-    if values[_ERROR] is not None:
-        values[_ERROR] = ErrorKind(values[_ERROR])
-    values[_VERDICT] = Verdict(values[_VERDICT])
-    return PageOutcome(PageRecord(*values), *wire[1:])
 
 
 def _unsent(links: list[str], sent: set[str]) -> list[str]:
@@ -233,40 +208,40 @@ async def _work(link: _Link, config: CrawlConfig, holding: bool,
         gate = fetcher.gate = _AskingGate(link, holding)
         _set_jar(fetcher, cookies)
         fetcher.on_cookies = lambda: link.post(("cookies", list(fetcher.cookies.jar)))
-        pages = PageFetcher(config, fetcher)
-        link.post(("ready",), urgent=True)
-        jobs_tx, jobs_rx = anyio.create_memory_object_stream[tuple[Job, int]](float("inf"))
+        async with PageFetcher(config, fetcher) as pages:
+            link.post(("ready",), urgent=True)
+            jobs_tx, jobs_rx = anyio.create_memory_object_stream[tuple[Job, int]](float("inf"))
 
-        # Links this worker has sent already (a page's navigation repeats on every
-        # page): the coordinator would find each in its seen set and drop it. Not
-        # when the state or an audit keeps every link of every page.
-        sent: set[str] | None = (
-            set() if config.state_path is None and not config.audit else None)
+            # Links this worker has sent already (a page's navigation repeats on every
+            # page): the coordinator would find each in its seen set and drop it. Not
+            # when the state or an audit keeps every link of every page.
+            sent: set[str] | None = (
+                set() if config.state_path is None and not config.audit else None)
 
-        async def work() -> None:
-            async for job, ticket in jobs_rx:
-                outcome = await pages.fetch(job)
-                if sent is not None and outcome.links:
-                    outcome.links = _unsent(outcome.links, sent)
-                link.post(("done", ticket, _outcome_out(outcome)))
+            async def work() -> None:
+                async for job, ticket in jobs_rx:
+                    outcome = await pages.fetch(job)
+                    if sent is not None and outcome.links:
+                        outcome.links = _unsent(outcome.links, sent)
+                    link.post(("done", ticket, outcome_out(outcome)))
 
-        async with anyio.create_task_group() as group:
-            group.start_soon(link.send_loop)
-            for _ in range(config.concurrency):
-                group.start_soon(work)
-            while (batch := await link.receive()) is not None:
-                for message in batch:
-                    kind = message[0]
-                    if kind == "job":
-                        _, url, depth, validators, ticket = message
-                        jobs_tx.send_nowait((Job(url, depth, validators=validators), ticket))
-                    elif kind == "go":
-                        gate.grant(message[1])
-                    elif kind == "holding":
-                        gate.holding = message[1]
-                    elif kind == "cookies":
-                        _set_jar(fetcher, message[1])
-            group.cancel_scope.cancel()  # the coordinator is done (or gone)
+            async with anyio.create_task_group() as group:
+                group.start_soon(link.send_loop)
+                for _ in range(config.concurrency):
+                    group.start_soon(work)
+                while (batch := await link.receive()) is not None:
+                    for message in batch:
+                        kind = message[0]
+                        if kind == "job":
+                            _, url, depth, validators, ticket = message
+                            jobs_tx.send_nowait((Job(url, depth, validators=validators), ticket))
+                        elif kind == "go":
+                            gate.grant(message[1])
+                        elif kind == "holding":
+                            gate.holding = message[1]
+                        elif kind == "cookies":
+                            _set_jar(fetcher, message[1])
+                group.cancel_scope.cancel()  # the coordinator is done (or gone)
 
 
 # -- the coordinator's side -----------------------------------------------------------
@@ -352,7 +327,7 @@ class WorkerPool:
                     worker.ready.set()
                 elif kind == "done":
                     done, slot = worker.pending.pop(message[1])
-                    slot.append(_outcome_in(message[2]))
+                    slot.append(outcome_in(message[2]))
                     done.set()
                 elif kind == "wait":
                     assert self._group is not None

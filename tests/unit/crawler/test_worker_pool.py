@@ -11,9 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from crawler.errors import ErrorKind
+from crawler.outcome_wire import outcome_in as _outcome_in
+from crawler.outcome_wire import outcome_out as _outcome_out
 from crawler.page import PageOutcome
 from crawler.records import PageRecord, Verdict
-from crawler.worker_pool import _outcome_in, _outcome_out, shares, worker_count
+from crawler.worker_pool import shares, worker_count
 
 
 @given(st.integers(1, 500), st.integers(1, 64))

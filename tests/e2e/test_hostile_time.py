@@ -1,0 +1,124 @@
+"""Pages and workers that would take the crawl's time (hostile items 4 and 5, and the
+SIGTERM race with workers)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import REPO, ctrl_c_as_in_a_terminal, read_sitemaps, report_rows, run_cli
+from siteserver import RunningServer
+
+pytestmark = pytest.mark.timeout(120)
+HTML = {"Content-Type": "text/html"}
+# lexbor takes ~10 s and gigabytes over this 200 KB page (quadratic in its length)
+QUADRATIC = "<html><body>" + "".join(
+    f'<font color="#{i:06x}">x <a href="/f{i}">l</a> <p>t' for i in range(4000))
+
+
+def _site(pages: int = 20) -> dict[str, dict[str, Any]]:
+    links = "".join(f'<a href="/p{i}.html">{i}</a>' for i in range(pages))
+    routes: dict[str, dict[str, Any]] = {
+        "/": {"headers": HTML, "body": f'<a href="/slow-parse.html">s</a>{links}'},
+        "/slow-parse.html": {"headers": {**HTML, "Last-Modified":
+                                         "Wed, 21 Oct 2015 07:28:00 GMT"}, "body": QUADRATIC}}
+    for i in range(pages):
+        routes[f"/p{i}.html"] = {"headers": HTML, "body": f"<title>{i}</title>", "delay": 0.05}
+    return routes
+
+
+def _children(pid: int) -> set[int]:
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with (task / "children").open() as handle:
+            found.update(int(word) for word in handle.read().split())
+    return found | {grand for child in list(found) for grand in _children_safe(child)}
+
+
+def _children_safe(pid: int) -> set[int]:
+    try:
+        return _children(pid)
+    except OSError:
+        return set()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split(") ")[1][0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_page_that_parses_for_seconds_is_cut_at_the_budget_and_stalls_nothing(
+        tmp_path: Path, workers: str) -> None:
+    report = tmp_path / "report.json"
+    with RunningServer("hostile", _site()) as site:
+        started = time.monotonic()
+        run = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "out"), "--report",
+                      str(report), "--max-parse-seconds", "1", "--timeout", "3",
+                      "--retries", "0", "--workers", workers, "--concurrency", "4")
+        took = time.monotonic() - started
+    assert run.code == 0, run.stderr
+    assert took < 12, took
+    rows = report_rows(report, site.url)
+    slow = rows["/slow-parse.html"]
+    assert slow["error"] == "parse-timeout" and not slow["listed"]
+    assert slow["status"] == 200 and slow["bytes"] == len(QUADRATIC)
+    assert slow["lastmod"] == "2015-10-21T07:28:00Z"  # what its headers said is kept
+    # no unrelated page timed out while the parse ran
+    assert all(rows[f"/p{i}.html"]["listed"] for i in range(20)), [
+        (url, row.get("error")) for url, row in rows.items() if not row["listed"]]
+    assert len(read_sitemaps(tmp_path / "out", site.url + "/").locs) == 21
+
+
+def test_sigterm_during_a_long_parse_exits_in_2_s_and_leaves_no_process(
+        tmp_path: Path) -> None:
+    with RunningServer("hostile", _site(0)) as site:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "crawler", "crawl", site.url + "/", "--out",
+             str(tmp_path / "out"), "--max-parse-seconds", "60"],
+            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            preexec_fn=ctrl_c_as_in_a_terminal)
+        deadline = time.monotonic() + 20
+        while "/slow-parse.html" not in site.paths():
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        time.sleep(0.5)  # well into the parse
+        children = _children(process.pid)
+        assert children, "the page is read in a child process"
+        sent = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        _out, stderr = process.communicate(timeout=10)
+        took = time.monotonic() - sent
+    assert process.returncode == 130, stderr
+    assert took < 2, took
+    time.sleep(0.2)
+    assert not [pid for pid in children if _alive(pid)]
+
+
+def test_kill_9_of_the_crawl_takes_its_parser_with_it(tmp_path: Path) -> None:
+    with RunningServer("hostile", _site(0)) as site:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "crawler", "crawl", site.url + "/", "--out",
+             str(tmp_path / "out"), "--max-parse-seconds", "60"],
+            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 20
+        while "/slow-parse.html" not in site.paths():
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        time.sleep(0.3)
+        children = _children(process.pid)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+    deadline = time.monotonic() + 5
+    while [pid for pid in children if _alive(pid)]:
+        assert time.monotonic() < deadline, "a parser outlived the crawl"
+        time.sleep(0.05)
