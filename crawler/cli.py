@@ -496,7 +496,15 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
 
 
 def _run(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
-    """The crawl itself, its setup failures turned into exit codes."""
+    """The crawl itself, its setup failures turned into exit codes; a worker given up
+    on the way is said."""
+    result = _run_crawl(display, config)
+    for why in result.workers_lost:
+        _warn(f"{why}: killed, and its pages went to the other workers")
+    return result
+
+
+def _run_crawl(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
     interrupt = _signals_interrupt.active
 
     async def main() -> CrawlResult:

@@ -115,6 +115,8 @@ async def crawl(
                     if ours is not None and len(ours.exceptions) == len(group.exceptions) == 1:
                         raise ours.exceptions[0] from None
                     raise
+                if isinstance(pages, WorkerPool):
+                    result.workers_lost = list(pages.lost)
         if state is not None:
             state.finish()
     finally:

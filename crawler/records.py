@@ -125,6 +125,8 @@ class CrawlResult:
     # why the site's robots.txt cannot be republished whole (too large, not fetched):
     # then none is written, rather than one that changes the site's rules
     robots_txt_withheld: str | None = None
+    # --workers: why each worker given up was (its jobs went to the others)
+    workers_lost: list[str] = field(default_factory=list)
     stats: CrawlStats = field(default_factory=CrawlStats)
     robots_status: int | None = None
     robots_error: str | None = None

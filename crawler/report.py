@@ -32,7 +32,7 @@ from crawler.skipped_store import SkippedStore
 #    sitemap-errors; top-level "live_sitemap" (null unless compared); rows carry
 #    in_live_sitemap and orphan when compared; reason "orphan"
 # 6: rows carry hreflang_dropped (alternates past the cap a page keeps); error
-#    parse-timeout
+#    parse-timeout; reason secret-in-url; top-level workers_lost
 REPORT_VERSION = 6
 CSV_COLUMNS = ("url", "status", "content_type", "bytes", "response_ms", "depth", "title",
                "canonical", "noindex", "nofollow", "target", "redirect_chain", "listed",
@@ -185,6 +185,7 @@ def report_head(result: CrawlResult, extra: dict[str, Any] | None = None,
             "asked": result.crawl_delay_asked, "used": result.crawl_delay_used},
         "totals": totals(result),
         "live_sitemap": live_summary(result),
+        "workers_lost": result.workers_lost,
         **(extra or {}),
         "findings": found if found is not None else findings(result),
     }

@@ -30,6 +30,7 @@ import os
 import pickle
 import signal
 import socket
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import replace
@@ -42,13 +43,14 @@ from anyio.abc import TaskGroup, UNIXSocketStream
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from crawler.config import CrawlConfig
-from crawler.errors import WorkerError
+from crawler.errors import ErrorKind, WorkerError
 from crawler.frontier import Job
 from crawler.http.fetch import Fetcher
 from crawler.http.politeness import Gate
 from crawler.outcome_wire import outcome_in, outcome_out
 from crawler.page import PageOutcome
 from crawler.page_fetcher import PageFetcher
+from crawler.records import PageRecord
 
 Message = tuple[Any, ...]
 LENGTH_BYTES = 4
@@ -62,6 +64,10 @@ OUTCOME_LINGER = 0.005
 JOB_LINGER = 0.002
 # links a worker remembers having sent (about 10 MB of URLs)
 LINKS_REMEMBERED = 100_000
+# A worker says it is alive this often; one not heard from for WEDGED_AFTER (stopped
+# with SIGSTOP, or its loop blocked) is killed and its jobs go to the others.
+BEAT_SECONDS = 1.0
+WEDGED_AFTER = 10.0
 
 
 def worker_count(asked: int | str, concurrency: int) -> int:
@@ -108,7 +114,10 @@ class _Link:
                     await self._urgent.wait()
             self._wake, self._urgent = anyio.Event(), anyio.Event()
             batch, self._outbox = self._outbox, []
-            await self.send_now(batch)
+            try:
+                await self.send_now(batch)
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+                return  # the other end is gone: the receiving side says what happened
 
     async def send_now(self, batch: list[Message]) -> None:
         data = pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL)
@@ -225,8 +234,14 @@ async def _work(link: _Link, config: CrawlConfig, holding: bool,
                         outcome.links = _unsent(outcome.links, sent)
                     link.post(("done", ticket, outcome_out(outcome)))
 
+            async def beat() -> None:  # the coordinator kills a worker it stops hearing
+                while True:
+                    await anyio.sleep(BEAT_SECONDS)
+                    link.post(("beat",))
+
             async with anyio.create_task_group() as group:
                 group.start_soon(link.send_loop)
+                group.start_soon(beat)
                 for _ in range(config.concurrency):
                     group.start_soon(work)
                 while (batch := await link.receive()) is not None:
@@ -251,8 +266,11 @@ class _Worker:
     def __init__(self, process: multiprocessing.process.BaseProcess, link: _Link) -> None:
         self.process = process
         self.link = link
-        self.pending: dict[int, tuple[anyio.Event, list[PageOutcome]]] = {}
+        # ticket -> (done, slot for the outcome, the job, times it was handed out)
+        self.pending: dict[int, tuple[anyio.Event, list[PageOutcome], Job, int]] = {}
         self.ready = anyio.Event()
+        self.heard = time.monotonic()  # when a frame last came from it
+        self.lost = False
 
 
 class WorkerPool:
@@ -268,6 +286,7 @@ class WorkerPool:
         self._holding = False
         self._closing = False
         self._sent = 0
+        self.lost: list[str] = []  # why each lost worker was given up (for the report)
 
     async def _start(self, group: TaskGroup) -> None:
         self._group = group
@@ -290,6 +309,8 @@ class WorkerPool:
         # pause the gate orders then reaches every worker within a frame's time.
         for worker in self._workers:
             await worker.ready.wait()
+            worker.heard = time.monotonic()
+        group.start_soon(self._watch)
 
     async def _close(self) -> None:
         """Close every socket (a worker leaves when it reads the end of its
@@ -308,27 +329,67 @@ class WorkerPool:
 
     async def fetch(self, job: Job) -> PageOutcome:
         """Send ``job`` to the worker with the least in hand; its outcome when back."""
-        worker = min(self._workers, key=lambda one: len(one.pending))
         self._sent += 1
         ticket = self._sent
         done = anyio.Event()
         slot: list[PageOutcome] = []
-        worker.pending[ticket] = (done, slot)
-        # hops and chain are the coordinator's business (loop detection): not sent
-        worker.link.post(("job", job.url, job.depth, job.validators, ticket))
+        self._hand_out(ticket, (done, slot, job, 0))
         await done.wait()
         return slot[0]
 
+    def _hand_out(self, ticket: int,
+                  entry: tuple[anyio.Event, list[PageOutcome], Job, int]) -> None:
+        worker = min(self._workers, key=lambda one: len(one.pending))
+        done, slot, job, handed = entry
+        worker.pending[ticket] = (done, slot, job, handed + 1)
+        # hops and chain are the coordinator's business (loop detection): not sent
+        worker.link.post(("job", job.url, job.depth, job.validators, ticket))
+
+    async def _watch(self) -> None:
+        """Give up a worker that has gone quiet: stopped (SIGSTOP) or wedged."""
+        while True:
+            await anyio.sleep(BEAT_SECONDS)
+            now = time.monotonic()
+            for worker in list(self._workers):
+                if now - worker.heard > WEDGED_AFTER and not self._closing:
+                    await self._lose(worker, f"a worker process stopped answering for "
+                                             f"{WEDGED_AFTER:g} s (stopped or wedged)")
+
+    async def _lose(self, worker: _Worker, why: str) -> None:
+        """Kill ``worker`` and hand its jobs to the others; a job lost twice is
+        recorded as that page's error. Without a worker left, the crawl ends."""
+        if worker.lost:
+            return
+        worker.lost = True
+        self._workers.remove(worker)
+        self.lost.append(why)
+        worker.process.kill()
+        with suppress(Exception):
+            await worker.link.stream.aclose()
+        await anyio.to_thread.run_sync(worker.process.join, EXIT_GRACE)
+        if not self._workers:
+            raise WorkerError(f"{why}, and no worker is left")
+        for ticket, entry in worker.pending.items():
+            done, slot, job, handed = entry
+            if handed >= 2:
+                slot.append(_lost_page(job, why))
+                done.set()
+            else:
+                self._hand_out(ticket, entry)
+        worker.pending.clear()
+
     async def _listen(self, worker: _Worker) -> None:
         while (batch := await worker.link.receive()) is not None:
+            worker.heard = time.monotonic()
             for message in batch:
                 kind = message[0]
                 if kind == "ready":
                     worker.ready.set()
                 elif kind == "done":
-                    done, slot = worker.pending.pop(message[1])
-                    slot.append(outcome_in(message[2]))
-                    done.set()
+                    entry = worker.pending.pop(message[1], None)
+                    if entry is not None:
+                        entry[1].append(outcome_in(message[2]))
+                        entry[0].set()
                 elif kind == "wait":
                     assert self._group is not None
                     self._group.start_soon(self._grant, worker, message[1])
@@ -345,10 +406,10 @@ class WorkerPool:
                             other.link.post(("cookies", message[1]))
                 elif kind == "failed":
                     raise WorkerError(f"a worker process failed: {message[1]}")
-        if self._closing:
+        if self._closing or worker.lost:
             return
         code = await anyio.to_thread.run_sync(_exit_code, worker.process)
-        raise WorkerError(f"a worker process exited unexpectedly (exit code {code})")
+        await self._lose(worker, f"a worker process exited unexpectedly (exit code {code})")
 
     async def _grant(self, worker: _Worker, ticket: int) -> None:
         await self.gate.wait()
@@ -361,6 +422,12 @@ class WorkerPool:
             self._holding = holding
             for worker in self._workers:
                 worker.link.post(("holding", holding), urgent=True)
+
+
+def _lost_page(job: Job, why: str) -> PageOutcome:
+    """A job whose worker was lost twice: that page's error, not the crawl's."""
+    return PageOutcome(PageRecord(url=job.url, depth=job.depth, error=ErrorKind.INTERNAL,
+                                  detail=f"{why} twice while reading this page"))
 
 
 def _exit_code(process: multiprocessing.process.BaseProcess) -> int | None:

@@ -211,23 +211,30 @@ def _wait_for(condition: Any, timeout: float = 30) -> None:
         time.sleep(0.05)
 
 
-def test_a_killed_worker_ends_the_crawl_in_one_line_and_keeps_the_output(
-        tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    out.mkdir()
-    (out / "sitemap.xml").write_text("previous")
-    with RunningServer("hostile", _slow_site()) as site:
-        process = _start(site, out)
+@pytest.mark.parametrize("how", ["killed", "stopped"])
+def test_a_lost_worker_is_given_up_and_the_others_finish_the_crawl(
+        tmp_path: Path, how: str) -> None:
+    """Killed (SIGKILL) or stopped (SIGSTOP: wedged, it never answers again), a worker's
+    pages go to the other, the crawl ends with every page, and the loss is said."""
+    out, report = tmp_path / "out", tmp_path / "report.json"
+    with RunningServer("hostile", _slow_site(40, 0.2)) as site:
+        process = _start(site, out, "--report", str(report))
         _wait_for(lambda: sum(hit.path.startswith("/slow/") for hit in site.log) >= 4)
         workers = _workers(process.pid)
         assert len(workers) == 2
-        os.kill(workers[0], signal.SIGKILL)
+        os.kill(workers[0], signal.SIGKILL if how == "killed" else signal.SIGSTOP)
         _stdout, stderr = process.communicate(timeout=60)
-    assert process.returncode == 1
+    assert process.returncode == 0, stderr
     lines = stderr.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in stderr
-    assert "worker process exited unexpectedly" in lines[0]
-    assert (out / "sitemap.xml").read_text() == "previous"
+    assert len(lines) == 2 and "Traceback" not in stderr, stderr
+    said = "exited unexpectedly" if how == "killed" else "stopped answering for 10 s"
+    assert lines[0].startswith("sitemap-crawler: warning: a worker process " + said)
+    assert "its pages went to the other workers" in lines[0]
+    written = read_sitemaps(out, site.url + "/")
+    assert len(written.locs) == 41  # every page, the lost worker's included
+    assert json.loads(report.read_text())["workers_lost"] == [lines[0].split(": ", 2)[2]
+                                                             .split(": killed")[0]]
+    assert not Path(f"/proc/{workers[0]}").exists() or "zombie" in _status(workers[0])
 
 
 def test_an_interrupted_crawl_leaves_no_worker_behind(tmp_path: Path) -> None:
