@@ -46,6 +46,7 @@ from crawler.__version__ import __version__
 from crawler.config import (
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_CRAWL_DELAY,
+    DEFAULT_MAX_ORPHANS,
     DEFAULT_MAX_PAGE_BYTES,
     DEFAULT_MAX_PARSE_SECONDS,
     DEFAULT_MAX_QUERY_VARIANTS,
@@ -308,6 +309,8 @@ def _with(options: list[Any]) -> Any:
 @_with(_SITEMAP_OPTIONS)
 @click.option("--report", "report_files", multiple=True, type=click.Path(path_type=Path),
               help="Also write an audit report: .json, .csv, .html (repeatable; see 'audit').")
+@click.option("--max-orphans", type=int, default=DEFAULT_MAX_ORPHANS, show_default=True,
+              help="For --compare-sitemap: orphans fetched and listed; the rest are counted.")
 @click.option("--compare-sitemap", metavar="auto|URL|off", default="off", show_default=True,
               help="For --report: also read the sitemaps the site publishes now (auto: "
               "robots.txt's, else /sitemap.xml and /sitemap_index.xml) and compare.")
@@ -335,6 +338,8 @@ def crawl_command(**options: Any) -> int:
 @click.option("--fail-on", "fail_on", metavar="FINDING[,FINDING…]",
               help=f"Exit 6 when any of these findings is present ({', '.join(FINDINGS)}); "
               "the reports are written first.")
+@click.option("--max-orphans", type=int, default=DEFAULT_MAX_ORPHANS, show_default=True,
+              help="Orphans of the live sitemap fetched and listed; the rest are counted.")
 @click.option("--compare-sitemap", metavar="auto|URL|off", default="auto", show_default=True,
               help="Read the sitemaps the site publishes now (auto: robots.txt's Sitemap: "
               "lines, else /sitemap.xml and /sitemap_index.xml; or this URL) and compare "

@@ -102,9 +102,10 @@ async def crawl(
                 try:
                     await coordinator.run()
                     if config.compare_sitemap is not None and sitemap_parser is not None:
-                        live = await read_live_sitemap(fetcher, config.compare_sitemap, scope,
-                                                       result.robots_txt, sitemap_parser,
-                                                       filters.clean)
+                        live = await read_live_sitemap(
+                            fetcher, config.compare_sitemap, scope, result.robots_txt,
+                            sitemap_parser, filters.clean,
+                            coordinator.scrub.carries if coordinator.scrub else None)
                         result.live_sitemap = live
                         coordinator.offer_orphans(live)
                         await coordinator.run()
@@ -291,6 +292,9 @@ class _Coordinator:
             if not contains(url):
                 live.outside_crawl += 1
             elif not seen(url):
+                if len(live.orphans) >= self.config.max_orphans:
+                    live.orphans_unchecked += 1  # what a site claims is not ours to fetch
+                    continue
                 live.orphans.append(url)
                 self.consider(url, 0)
 

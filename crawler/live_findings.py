@@ -8,10 +8,13 @@ read at all.
 
 from __future__ import annotations
 
+import heapq
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from crawler.dates import CLOCK_SKEW, w3c_period
+from crawler.live_sitemap import KEPT
 from crawler.record_store import RecordStore
 from crawler.records import CrawlResult, PageRecord, Verdict
 from crawler.skipped_store import SkippedStore
@@ -88,35 +91,54 @@ def _orphan(url: str, record: PageRecord | None, reason: Verdict | None,
 
 
 def _lastmods(result: CrawlResult, records: RecordStore, now: datetime) -> list[dict]:
+    """The wrong lastmods, the first :data:`KEPT` by URL (a sitemap of millions of
+    bad dates must not become a report of millions of items); the rest counted."""
     live = result.live_sitemap
     assert live is not None
-    items: list[dict] = []
-    for url, (lastmod, sitemap) in live.entries.items():
-        if lastmod is None:
-            continue
-        period = w3c_period(lastmod)
-        if period is None:
-            items.append({"url": url, "lastmod": lastmod, "problem": "not-w3c-datetime",
-                          "sitemap": sitemap})
-            continue
-        start, end = period
-        slack = _DAY_SLACK if end - start >= timedelta(days=1) else CLOCK_SKEW
-        if start - slack > now:
-            items.append({"url": url, "lastmod": lastmod, "problem": "in-the-future",
-                          "sitemap": sitemap})
-            continue
-        record = records.get(url)
-        if record is not None and record.last_modified is not None \
-                and end + slack <= record.last_modified:
-            items.append({"url": url, "lastmod": lastmod,
-                          "problem": "older-than-last-modified",
-                          "last_modified": record.last_modified.strftime("%Y-%m-%dT%H:%M:%SZ"),
-                          "sitemap": sitemap})
-    items.sort(key=lambda item: item["url"])
+    found = _wrong_lastmods(live.entries.items(), records, now)
+    counted = _Counted(found)
+    items = heapq.nsmallest(KEPT, counted, key=lambda item: item["url"])
+    live.lastmods_unlisted = counted.count - len(items)
     items += [{"sitemap": file.url, "lastmod": file.same_lastmod, "entries": file.entries,
                "problem": "same-on-every-entry"}
               for file in live.files if file.same_lastmod is not None]
     return items
+
+
+def _wrong_lastmods(entries: Iterable[tuple[str, tuple[str | None, str]]],
+                    records: RecordStore, now: datetime) -> Iterator[dict]:
+    for url, (lastmod, sitemap) in entries:
+        if lastmod is None:
+            continue
+        period = w3c_period(lastmod)
+        if period is None:
+            yield {"url": url, "lastmod": lastmod, "problem": "not-w3c-datetime",
+                   "sitemap": sitemap}
+            continue
+        start, end = period
+        slack = _DAY_SLACK if end - start >= timedelta(days=1) else CLOCK_SKEW
+        if start - slack > now:
+            yield {"url": url, "lastmod": lastmod, "problem": "in-the-future",
+                   "sitemap": sitemap}
+            continue
+        record = records.get(url)
+        if record is not None and record.last_modified is not None \
+                and end + slack <= record.last_modified:
+            yield {"url": url, "lastmod": lastmod, "problem": "older-than-last-modified",
+                   "last_modified": record.last_modified.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                   "sitemap": sitemap}
+
+
+class _Counted:
+    """Items passed through, counted."""
+
+    def __init__(self, items: Iterable[dict]) -> None:
+        self.items, self.count = items, 0
+
+    def __iter__(self) -> Iterator[dict]:
+        for item in self.items:
+            self.count += 1
+            yield item
 
 
 def _errors(result: CrawlResult) -> list[dict]:
@@ -130,7 +152,8 @@ def _errors(result: CrawlResult) -> list[dict]:
                       "problem": "not-found: robots.txt names no sitemap and none answers at "
                       + ", ".join(live.tried)})
     for count, kept, what in ((live.invalid_count, len(live.invalid), "invalid URLs"),
-                              (live.outside_count, len(live.outside), "out-of-scope URLs")):
+                              (live.outside_count, len(live.outside), "out-of-scope URLs"),
+                              (live.lastmods_unlisted + KEPT, KEPT, "wrong lastmods")):
         if count > kept:
             items.append({"sitemap": None, "status": None,
                           "problem": f"{count - kept} more {what} than the report names"})

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from crawler.http.fetch import Fetcher
+from crawler.live_entries import LiveEntries
 from crawler.robots import sitemap_lines
 from crawler.scope import Scope
 from crawler.urls import normalize_url, resolve_link
@@ -64,7 +65,7 @@ class LiveSitemap:
     asked: str  # "auto" or the URL given
     source: str = "none"  # robots.txt, well-known, given or none
     files: list[SitemapFile] = field(default_factory=list)
-    entries: dict[str, tuple[str | None, str]] = field(default_factory=dict)
+    entries: LiveEntries = field(default_factory=LiveEntries)  # on disk past a threshold
     invalid: list[tuple[str, str]] = field(default_factory=list)  # (loc, sitemap)
     invalid_count: int = 0
     # listed by a sitemap that may not speak for them (another host): (url, sitemap)
@@ -74,7 +75,11 @@ class LiveSitemap:
     outside_crawl: int = 0  # entries outside the crawl's scope (--prefix): not compared
     tried: list[str] = field(default_factory=list)  # well-known URLs that held nothing
     # in-scope entries no link reached: filled in by the crawl, which fetches them
+    # (the first --max-orphans of them; the rest are counted)
     orphans: list[str] = field(default_factory=list)
+    orphans_unchecked: int = 0
+    lastmods_unlisted: int = 0  # wrong lastmods past the KEPT the report names
+    carrying_secrets: int = 0  # entries holding a credential given for the crawl: dropped
 
     @property
     def readable(self) -> bool:
@@ -84,9 +89,12 @@ class LiveSitemap:
 
 async def read_live_sitemap(fetcher: Fetcher, asked: str, scope: Scope,
                             robots_txt: bytes | None, parse: SitemapParser,
-                            clean: Callable[[str], str]) -> LiveSitemap:
-    """Find and read the site's sitemaps; ``asked`` is ``auto`` or a sitemap URL."""
+                            clean: Callable[[str], str],
+                            secret: Callable[[str], bool] | None = None) -> LiveSitemap:
+    """Find and read the site's sitemaps; ``asked`` is ``auto`` or a sitemap URL.
+    Entries for which ``secret`` holds (they carry a credential) are only counted."""
     reader = _Reader(fetcher, LiveSitemap(asked), parse, clean)
+    reader.secret = secret
     live = reader.live
     if asked != "auto":
         live.source = "given"
@@ -115,6 +123,7 @@ class _Reader:
                  clean: Callable[[str], str]) -> None:
         self.fetcher, self.live, self.parse, self.clean = fetcher, live, parse, clean
         self.read: set[str] = set()
+        self.secret: Callable[[str], bool] | None = None
 
     async def read_tree(self, url: str, authority: str, *, quiet_404: bool = False) -> None:
         """A sitemap and, if it is an index, the sitemaps it names (one level)."""
@@ -199,15 +208,16 @@ class _Reader:
                     live.invalid.append((loc, file.url))
                 continue
             url = clean(url)
+            if self.secret is not None and self.secret(url):
+                live.carrying_secrets += 1
+                continue
             if not url.startswith(authority):
                 live.outside_count += 1
                 if len(live.outside) < KEPT:
                     live.outside.append((url, file.url))
                 continue
-            if url in live.entries:
+            if not live.entries.add(url, lastmod, file.url):
                 live.repeated += 1
-                continue
-            live.entries[url] = (lastmod, file.url)
         values = {lastmod for _loc, lastmod in entries}
         if len(entries) >= SAME_LASTMOD_AT_LEAST and len(values) == 1:
             only = values.pop()

@@ -32,7 +32,8 @@ from crawler.skipped_store import SkippedStore
 #    sitemap-errors; top-level "live_sitemap" (null unless compared); rows carry
 #    in_live_sitemap and orphan when compared; reason "orphan"
 # 6: rows carry hreflang_dropped (alternates past the cap a page keeps); error
-#    parse-timeout; reason secret-in-url; top-level workers_lost
+#    parse-timeout; reason secret-in-url; top-level workers_lost; live_sitemap
+#    orphans_unchecked (past --max-orphans); sitemap-lastmod lists at most 1,000 URLs
 REPORT_VERSION = 6
 CSV_COLUMNS = ("url", "status", "content_type", "bytes", "response_ms", "depth", "title",
                "canonical", "noindex", "nofollow", "target", "redirect_chain", "listed",
@@ -226,6 +227,9 @@ def live_summary(result: CrawlResult) -> dict[str, Any] | None:
         "urls": len(live.entries),
         "outside_crawl_scope": live.outside_crawl,  # listed, but not ours to compare
         "orphans": len(orphans),
+        # orphans past --max-orphans: neither fetched nor listed
+        "orphans_unchecked": live.orphans_unchecked,
+        "carrying_secrets": live.carrying_secrets,  # dropped, never shown
         "repeated": live.repeated,
         "invalid": live.invalid_count,
         "outside_sitemap_scope": live.outside_count,
