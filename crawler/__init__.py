@@ -1,13 +1,37 @@
 """Crawl one site (scheme, host, port, path prefix) into page records.
 
 Knows nothing of XML: turn the listed records into sitemap entries elsewhere.
+The names below are imported when first used, so ``sitemap-crawler --help`` and
+the launcher (``crawler.launch``) do not pay for the crawler's imports.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from crawler.__version__ import __version__
-from crawler.config import CrawlConfig
-from crawler.engine import crawl
-from crawler.errors import ConfigError, CrawlerError, ErrorKind, NothingIndexable, StartUrlError
-from crawler.records import CrawlResult, CrawlStats, PageRecord, SkippedUrl, Verdict
+
+if TYPE_CHECKING:
+    from crawler.config import CrawlConfig
+    from crawler.engine import crawl
+    from crawler.errors import (
+        ConfigError,
+        CrawlerError,
+        ErrorKind,
+        NothingIndexable,
+        StartUrlError,
+    )
+    from crawler.records import CrawlResult, CrawlStats, PageRecord, SkippedUrl, Verdict
+
+_WHERE = {
+    "CrawlConfig": "crawler.config", "crawl": "crawler.engine",
+    "ConfigError": "crawler.errors", "CrawlerError": "crawler.errors",
+    "ErrorKind": "crawler.errors", "NothingIndexable": "crawler.errors",
+    "StartUrlError": "crawler.errors", "CrawlResult": "crawler.records",
+    "CrawlStats": "crawler.records", "PageRecord": "crawler.records",
+    "SkippedUrl": "crawler.records", "Verdict": "crawler.records",
+}
 
 __all__ = [
     "ConfigError",
@@ -24,3 +48,10 @@ __all__ = [
     "__version__",
     "crawl",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'crawler' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

@@ -1,6 +1,6 @@
 """``python -m crawler`` is ``sitemap-crawler``."""
 
-from crawler.cli import main
+from crawler.launch import main
 
 if __name__ == "__main__":
     main()

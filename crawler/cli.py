@@ -27,7 +27,6 @@ import contextlib
 import math
 import os
 import re
-import shlex
 import signal
 import sys
 import tempfile
@@ -57,12 +56,13 @@ from crawler.config import (
     CrawlConfig,
 )
 from crawler.config_file import load_defaults
-from crawler.credentials import REDACTED, Credentials, build_credentials
+from crawler.credentials import Credentials, build_credentials
 from crawler.engine import crawl
 from crawler.errors import ConfigError, StartUrlError, StorageError, WorkerError
 from crawler.findings import FINDINGS, drop_duplicates, findings
 from crawler.hints import Hints
 from crawler.hreflang import sitemap_alternates
+from crawler.invocation import how_to_resume
 from crawler.progress import CrawlDisplay
 from crawler.quiet_stream import forgive_stderr
 from crawler.records import CrawlResult, PageRecord
@@ -109,7 +109,6 @@ _ABSOLUTE_OR_PATH = re.compile(r"(https?://[^\s\"<>]+|/[^\s\"<>]*)\Z", re.IGNORE
 _INVOCATION: list[str] = []
 # The credentials of this run, to hide them from every message printed.
 _SECRETS: list[Credentials] = []
-_SECRET_OPTIONS = frozenset({"--header", "--cookie", "--auth"})
 _NO_ARGS_IS_HELP: type[click.UsageError] = getattr(
     click.exceptions, "NoArgsIsHelpError", click.exceptions.UsageError
 )
@@ -741,29 +740,7 @@ def _summary(display: CrawlDisplay, result: CrawlResult, written: WriteResult,
 def _how_to_resume(state_path: str | None) -> str:
     if state_path is None:
         return "--state FILE makes a crawl resumable"
-    words = ["sitemap-crawler", *redact_arguments(_INVOCATION)]
-    command = shlex.join(words if "--resume" in words else [*words, "--resume"])
-    if REDACTED in command:
-        command += f" (with the secrets shown as {REDACTED} given again)"
-    return "resume with: " + command
-
-
-def redact_arguments(argv: list[str]) -> list[str]:
-    """The command line with the values of --header, --cookie and --auth hidden."""
-    shown: list[str] = []
-    hide_next = False
-    for word in argv:
-        if hide_next:
-            shown.append(REDACTED)
-            hide_next = False
-            continue
-        name, equals, _value = word.partition("=")
-        if name in _SECRET_OPTIONS and word.startswith("--"):
-            shown.append(f"{name}={REDACTED}" if equals else word)
-            hide_next = not equals
-        else:
-            shown.append(word)
-    return shown
+    return how_to_resume(_INVOCATION)
 
 
 def _redact(text: str) -> str:
@@ -828,8 +805,9 @@ def main(argv: list[str] | None = None) -> NoReturn:
         code = EXIT_USAGE
     except click.UsageError as exc:
         code = _fail(exc.format_message(), EXIT_USAGE)
-    except click.exceptions.Abort:
-        code = _fail("interrupted", EXIT_INTERRUPTED)
+    except (click.exceptions.Abort, KeyboardInterrupt):  # before or after the crawl
+        code = _fail("interrupted; previous output left untouched; "
+                     + how_to_resume(_INVOCATION), EXIT_INTERRUPTED)
     except click.ClickException as exc:
         code = _fail(exc.format_message(), exc.exit_code)
     except SystemExit as exc:

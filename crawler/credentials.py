@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from crawler.errors import ConfigError
+from crawler.invocation import REDACTED
 
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # RFC 9110 §5.6.2
 _BAD_VALUE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # controls; tab is allowed
@@ -32,7 +33,6 @@ _RESERVED = {
     "if-none-match": "--state sends validators",
     "if-modified-since": "--state sends validators",
 }
-REDACTED = "***"
 
 
 @dataclass(frozen=True, slots=True)

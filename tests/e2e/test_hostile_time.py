@@ -122,3 +122,45 @@ def test_kill_9_of_the_crawl_takes_its_parser_with_it(tmp_path: Path) -> None:
     while [pid for pid in children if _alive(pid)]:
         assert time.monotonic() < deadline, "a parser outlived the crawl"
         time.sleep(0.05)
+
+
+def _sigterm_after(site_url: str, out: Path, state: Path, after: float,
+                   *args: str) -> tuple[int, str]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "crawler", "crawl", site_url + "/", "--out", str(out), "--state",
+         str(state), *args], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=ctrl_c_as_in_a_terminal)
+    time.sleep(after)
+    process.send_signal(signal.SIGTERM)
+    _out, stderr = process.communicate(timeout=30)
+    return process.returncode, stderr
+
+
+def _ends_as_interrupted(code: int, stderr: str) -> None:
+    assert code == 130, stderr
+    assert stderr.count("\n") == 1 and "Traceback" not in stderr, stderr
+    assert "interrupted" in stderr and "resume with: sitemap-crawler crawl" in stderr, stderr
+
+
+@pytest.mark.parametrize("after", [0.12, 0.2, 0.3, 0.4])
+def test_sigterm_while_the_command_starts_is_exit_130_with_its_hint(
+        tmp_path: Path, after: float) -> None:
+    """It used to kill the process without a word (exit -15) during the imports, and
+    a KeyboardInterrupt raised inside exec() (dataclasses) ended it by SIGINT (-2).
+    Only the interpreter's own start (tens of milliseconds) is left to the signal."""
+    with RunningServer("many", {"/p*": {"delay": 0.05}}) as site:
+        code, stderr = _sigterm_after(site.url, tmp_path / "out", tmp_path / "s.db", after)
+    _ends_as_interrupted(code, stderr)
+
+
+@pytest.mark.marathon
+def test_sigterm_with_two_workers_is_exit_130_every_time(tmp_path: Path) -> None:
+    """50 runs stopped at moments spread over start-up, the workers' start and the
+    crawl: every one ends as an interrupted run does (it was exit 1 with
+    ClosedResourceError, or a traceback, once in 10 to 20)."""
+    with RunningServer("many", {"/p*": {"delay": 0.05}}) as site:
+        for run in range(50):
+            code, stderr = _sigterm_after(
+                site.url, tmp_path / f"out{run}", tmp_path / f"s{run}.db",
+                0.12 + (run % 25) * 0.06, "--workers", "2", "--concurrency", "2")
+            _ends_as_interrupted(code, stderr)

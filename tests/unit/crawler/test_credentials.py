@@ -4,10 +4,10 @@ import base64
 
 import pytest
 
-from crawler.cli import redact_arguments
 from crawler.credentials import REDACTED, build_credentials
 from crawler.errors import ConfigError
 from crawler.http.prebuilt import RequestFactory
+from crawler.invocation import redact_arguments
 
 
 def test_basic_auth_header_and_secrets() -> None:
