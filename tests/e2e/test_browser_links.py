@@ -20,8 +20,9 @@ def test_backslashes_and_quotes_are_read_as_browsers_read_them(tmp_path: Path) -
         requested = site.paths()
         listed = [loc.removeprefix(site.url) for loc in read_sitemaps(out, site.url + "/").locs]
     assert not any("%5C" in path or "\\" in path for path in requested), requested
+    # robots.txt: read for the published copy only (--ignore-robots)
     assert sorted(requested) == ["/", "/about.htm", "/docs/guide.htm", "/docs/img.htm",
-                                 "/index.html", "/search.htm?q=it%27s"]
+                                 "/index.html", "/robots.txt", "/search.htm?q=it%27s"]
     assert "/search.htm?q=it%27s" in listed and "/about.htm" in listed
     rows = report_rows(report)
     # https://evil.test\@127.0.0.1/ is evil.test's root, never ours

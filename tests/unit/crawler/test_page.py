@@ -139,38 +139,49 @@ def test_any_answer_becomes_a_record_never_an_exception(
     assert all(url.startswith(("http://", "https://")) for url in outcome.links)
 
 
-def test_a_large_page_is_read_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Parsing megabytes on the loop would stall every request in flight: bodies over
-    the threshold are read in a worker thread, small ones inline (a thread hop costs
-    more than their parse)."""
-    import threading
+def test_pages_are_read_in_a_child_process_and_an_overrun_is_parse_timeout(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parsing on the loop stalled every request in flight, and a parse lexbor takes
+    seconds over cannot be stopped in a thread: a PageFetcher used as a context
+    manager reads in a forked child, and one page over --max-parse-seconds is that
+    page's parse-timeout while the next is read by a new child."""
+    import os
+    import time
 
     import anyio
 
-    from crawler import engine, page_fetcher
+    from crawler import page_fetcher
     from crawler.config import CrawlConfig
-    from crawler.records import CrawlResult
+    from crawler.frontier import Job
 
-    readers: list[str] = []
     real = page_fetcher.read_page
 
-    def spy(*args: object, **kwargs: object) -> object:
-        readers.append(threading.current_thread().name)
-        return real(*args, **kwargs)  # type: ignore[arg-type]
+    def spy(response: Response, *args: object, **kwargs: object) -> object:
+        if response.url.endswith("slow"):
+            time.sleep(30)  # as a quadratic parse would
+        outcome = real(response, *args, **kwargs)  # type: ignore[arg-type]
+        outcome.record.title = str(os.getpid())  # who read it
+        return outcome
 
     monkeypatch.setattr(page_fetcher, "read_page", spy)
-    big = b"<p>" + b"<a href='/x'>x</a>" * (page_fetcher.THREAD_ABOVE // 16)
 
     class Fetcher:
         async def fetch(self, url: str, **kwargs: object) -> Response:
-            body = big if url.endswith("big") else b"<a href='/y'>y</a>"
-            return Response(url=url, status=200, content_type="text/html", body=body)
+            return Response(url=url, status=200, content_type="text/html",
+                            body=b"<a href='/y'>y</a>")
 
-    coordinator = engine._Coordinator(CrawlConfig(start_url="http://h/"), None, None,
-                                      Fetcher(), CrawlResult("http://h/"), None,
-                                      None)  # type: ignore[arg-type]
-    small = anyio.run(coordinator.fetch, engine.Job("http://h/small", 1))
-    large = anyio.run(coordinator.fetch, engine.Job("http://h/big", 1))
-    assert small.links == ["http://h/y"] and large.links == ["http://h/x"]
-    assert readers[0] == threading.main_thread().name
-    assert readers[1] != threading.main_thread().name
+    async def main() -> list[object]:
+        config = CrawlConfig(start_url="http://h/", max_parse_seconds=0.5)
+        async with page_fetcher.PageFetcher(config, Fetcher()) as pages:  # type: ignore[arg-type]
+            started = time.monotonic()
+            outcomes = [await pages.fetch(Job(f"http://h/{name}", 1))
+                        for name in ("a", "slow", "b")]
+            return [*outcomes, time.monotonic() - started]
+
+    first, slow, after, took = anyio.run(main)
+    assert first.links == ["http://h/y"] and first.record.title != str(os.getpid())
+    assert slow.record.error is not None and slow.record.error.value == "parse-timeout"
+    assert slow.links == [] and slow.record.status == 200
+    assert after.links == ["http://h/y"] and after.record.title not in (
+        str(os.getpid()), first.record.title)  # a new child
+    assert took < 5
