@@ -5,14 +5,12 @@ The names below are imported when first used, so ``sitemap-crawler --help`` and
 the launcher (``crawler.launch``) do not pay for the crawler's imports.
 """
 
-from __future__ import annotations
-
-import importlib
-from typing import TYPE_CHECKING, Any
+import importlib as _importlib
+import typing as _typing
 
 from crawler.__version__ import __version__
 
-if TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
     from crawler.config import CrawlConfig
     from crawler.engine import crawl
     from crawler.errors import (
@@ -50,8 +48,8 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'crawler' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+    return getattr(_importlib.import_module(module), name)

@@ -25,6 +25,7 @@ worker sends its outcomes in batches.
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import os
 import pickle
@@ -66,8 +67,18 @@ JOB_LINGER = 0.002
 LINKS_REMEMBERED = 100_000
 # A worker says it is alive this often; one not heard from for WEDGED_AFTER (stopped
 # with SIGSTOP, or its loop blocked) is killed and its jobs go to the others.
+# (SITEMAP_CRAWLER_WORKER_SILENCE, in seconds, sets another: the tests' is shorter)
 BEAT_SECONDS = 1.0
 WEDGED_AFTER = 10.0
+
+
+def wedged_after() -> float:
+    """Seconds of silence after which a worker is given up."""
+    try:
+        value = float(os.environ.get("SITEMAP_CRAWLER_WORKER_SILENCE", WEDGED_AFTER))
+    except ValueError:
+        return WEDGED_AFTER
+    return value if math.isfinite(value) and value > 2 * BEAT_SECONDS else WEDGED_AFTER
 
 
 def worker_count(asked: int | str, concurrency: int) -> int:
@@ -287,6 +298,7 @@ class WorkerPool:
         self._closing = False
         self._sent = 0
         self.lost: list[str] = []  # why each lost worker was given up (for the report)
+        self.silence = wedged_after()
 
     async def _start(self, group: TaskGroup) -> None:
         self._group = group
@@ -351,9 +363,9 @@ class WorkerPool:
             await anyio.sleep(BEAT_SECONDS)
             now = time.monotonic()
             for worker in list(self._workers):
-                if now - worker.heard > WEDGED_AFTER and not self._closing:
+                if now - worker.heard > self.silence and not self._closing:
                     await self._lose(worker, f"a worker process stopped answering for "
-                                             f"{WEDGED_AFTER:g} s (stopped or wedged)")
+                                             f"{self.silence:g} s (stopped or wedged)")
 
     async def _lose(self, worker: _Worker, why: str) -> None:
         """Kill ``worker`` and hand its jobs to the others; a job lost twice is
