@@ -4,7 +4,7 @@
 
 Every request has a deadline and every worker shares one event loop, so work
 done on the loop (SQLite commits, parsing a large page) holds every request in
-flight. This runs the real crawl (``crawler.engine.crawl``) in-process beside a
+flight. This runs the real crawl (``crawler.engine.coordinator.crawl``) in-process beside a
 watchdog task that asks to wake every 5 ms and records how late it wakes: the
 longest lateness is the longest stall. ``--runs 2`` with ``--state`` measures
 a first crawl and a re-crawl of 304s. Writing the sitemaps happens after the
@@ -21,7 +21,7 @@ import time
 import anyio
 
 from crawler.config import CrawlConfig
-from crawler.engine import crawl
+from crawler.engine.coordinator import crawl
 
 TICK = 0.005
 

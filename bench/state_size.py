@@ -2,7 +2,7 @@
 
     python bench/state_size.py --pages 1000000 [--links 40] [--out /tmp/state.db]
 
-Writes one run's worth of pages through :class:`crawler.state.CrawlState`
+Writes one run's worth of pages through :class:`crawler.store.state.CrawlState`
 (the crawler's own code, no HTTP): each page with an ETag, a Last-Modified,
 a fingerprint and ``--links`` outlinks to its parent, children and siblings,
 shaped like the synthetic bench site. Then it reads every page back the way a
@@ -19,8 +19,8 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from crawler.records import PageRecord, Verdict
-from crawler.state import CrawlState, StoredPage
+from crawler.core.records import PageRecord, Verdict
+from crawler.store.state import CrawlState, StoredPage
 
 ORIGIN = "https://www.example.com"
 

@@ -2,7 +2,7 @@
 
 Knows nothing of XML: turn the listed records into sitemap entries elsewhere.
 The names below are imported when first used, so ``sitemap-crawler --help`` and
-the launcher (``crawler.launch``) do not pay for the crawler's imports.
+the launcher (``crawler.cli.launch``) do not pay for the crawler's imports.
 """
 
 import importlib as _importlib
@@ -12,23 +12,24 @@ from crawler.__version__ import __version__
 
 if _typing.TYPE_CHECKING:
     from crawler.config import CrawlConfig
-    from crawler.engine import crawl
-    from crawler.errors import (
+    from crawler.core.errors import (
         ConfigError,
         CrawlerError,
         ErrorKind,
         NothingIndexable,
         StartUrlError,
     )
-    from crawler.records import CrawlResult, CrawlStats, PageRecord, SkippedUrl, Verdict
+    from crawler.core.records import CrawlStats, PageRecord, SkippedUrl, Verdict
+    from crawler.engine.coordinator import crawl
+    from crawler.engine.result import CrawlResult
 
 _WHERE = {
-    "CrawlConfig": "crawler.config", "crawl": "crawler.engine",
-    "ConfigError": "crawler.errors", "CrawlerError": "crawler.errors",
-    "ErrorKind": "crawler.errors", "NothingIndexable": "crawler.errors",
-    "StartUrlError": "crawler.errors", "CrawlResult": "crawler.records",
-    "CrawlStats": "crawler.records", "PageRecord": "crawler.records",
-    "SkippedUrl": "crawler.records", "Verdict": "crawler.records",
+    "CrawlConfig": "crawler.config", "crawl": "crawler.engine.coordinator",
+    "ConfigError": "crawler.core.errors", "CrawlerError": "crawler.core.errors",
+    "ErrorKind": "crawler.core.errors", "NothingIndexable": "crawler.core.errors",
+    "StartUrlError": "crawler.core.errors", "CrawlResult": "crawler.engine.result",
+    "CrawlStats": "crawler.core.records", "PageRecord": "crawler.core.records",
+    "SkippedUrl": "crawler.core.records", "Verdict": "crawler.core.records",
 }
 
 __all__ = [

@@ -1,6 +1,6 @@
 """``python -m crawler`` is ``sitemap-crawler``."""
 
-from crawler.launch import main
+from crawler.cli.launch import main
 
 if __name__ == "__main__":
     main()

@@ -21,7 +21,7 @@ the measurement). The fetcher adds what neither transport promises on its own:
   honouring ``Retry-After``, and the politeness :class:`Gate`;
 * **exact URLs**: requests are built from the normalised URL without being
   parsed or quoted again (``prebuilt.py``);
-* every failure mapped to an :class:`~crawler.errors.ErrorKind`, so callers
+* every failure mapped to an :class:`~crawler.core.errors.ErrorKind`, so callers
   never see an exception. Redirects are *not* followed here: the crawler
   routes them through its frontier, where they pass scope and robots checks.
 """
@@ -33,20 +33,20 @@ import random
 import ssl
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import anyio
 import httpx
 
 from crawler.config import CrawlConfig
-from crawler.dates import retry_after_seconds
-from crawler.errors import ErrorKind
+from crawler.core.dates import retry_after_seconds
+from crawler.core.errors import ErrorKind
+from crawler.core.response import Response
 from crawler.http.inflate import Inflater, TooLarge, Undecodable
 from crawler.http.politeness import Gate
 from crawler.http.prebuilt import RequestFactory
 from crawler.http.transports import open_transport, proxy_for
-from crawler.urls import normalize_url
+from crawler.urls.normalize import normalize_url
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 BACKOFF_BASE = 0.5
@@ -61,26 +61,6 @@ ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"
 MAX_COOKIES = 50
 MAX_COOKIE_BYTES = 4096
 MAX_COOKIE_HEADER = 8000
-
-
-@dataclass(slots=True)
-class Response:
-    """The parts of an HTTP answer the crawler uses (no httpx types leak out)."""
-
-    url: str
-    status: int | None = None
-    content_type: str | None = None
-    location: str | None = None
-    last_modified: str | None = None
-    etag: str | None = None
-    x_robots_tag: list[str] = field(default_factory=list)
-    link: list[str] = field(default_factory=list)
-    retry_after: str | None = None
-    length: int | None = None  # Content-Length, when the server sent one
-    body: bytes | None = None
-    error: ErrorKind | None = None
-    elapsed: float = 0.0
-    attempts: int = 1
 
 
 def _origin(url: str) -> str:

@@ -2,7 +2,7 @@
 
 ``httpx.Request(method, "http://…")`` parses and validates its URL (34 µs)
 and encodes an empty body (another 30 µs): two thirds of the cost of an
-httpx request on this workload, for URLs that :func:`crawler.urls.normalize_url`
+httpx request on this workload, for URLs that :func:`crawler.urls.normalize.normalize_url`
 has already made valid and canonical, and that must be sent exactly as they
 are. A crawl has one origin, so every request URL is that origin's parsed
 form with another path and query: :class:`RequestFactory` copies it with the

@@ -29,7 +29,7 @@ import certifi
 import httpx
 
 from crawler.http.aiohttp_transport import AiohttpTransport
-from crawler.urls import host_of
+from crawler.urls.normalize import host_of
 
 # Idle keep-alive connections are closed after this many seconds.
 KEEPALIVE_SECONDS = 15.0

@@ -42,7 +42,7 @@ def test_nan_and_infinity_are_refused_in_a_config_file(tmp_path: Path, key: str,
 
 def test_the_library_refuses_nan_too() -> None:
     from crawler.config import CrawlConfig
-    from crawler.errors import ConfigError
+    from crawler.core.errors import ConfigError
     with pytest.raises(ConfigError, match="--delay must be a finite number"):
         CrawlConfig(start_url="http://127.0.0.1/", delay=float("nan"))
 

@@ -141,7 +141,7 @@ def test_a_bad_credential_exits_2_without_quoting_it(tmp_path: Path, options: li
 
 def test_config_repr_shows_no_secret() -> None:
     code = ("from crawler.config import CrawlConfig\n"
-            "from crawler.credentials import build_credentials\n"
+            "from crawler.core.credentials import build_credentials\n"
             "c = build_credentials(headers=['X-Key: hdr-SECRET'], cookies=['s=ck-SECRET'],"
             " auth='u:pw-SECRET')\n"
             "print(repr(CrawlConfig(start_url='http://h/', credentials=c)))\n")

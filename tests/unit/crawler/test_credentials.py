@@ -4,10 +4,10 @@ import base64
 
 import pytest
 
-from crawler.credentials import REDACTED, build_credentials
-from crawler.errors import ConfigError
+from crawler.cli.invocation import redact_arguments
+from crawler.core.credentials import REDACTED, build_credentials
+from crawler.core.errors import ConfigError
 from crawler.http.prebuilt import RequestFactory
-from crawler.invocation import redact_arguments
 
 
 def test_basic_auth_header_and_secrets() -> None:
@@ -67,7 +67,7 @@ def test_an_unexpected_error_and_its_traceback_never_show_a_secret(
         monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> None:
     from click.testing import CliRunner
 
-    import crawler.cli as cli_module
+    import crawler.cli.commands as cli_module
 
     secret = "pw-Q9-SECRET"
 

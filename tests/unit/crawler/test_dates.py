@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from crawler.dates import parse_http_date, retry_after_seconds, trusted_lastmod
+from crawler.core.dates import parse_http_date, retry_after_seconds, trusted_lastmod
 
 NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
 
@@ -39,7 +39,7 @@ def test_retry_after(value: str | None, seconds: float | None) -> None:
 
 
 def test_w3c_datetime_names_a_span_and_refuses_everything_else() -> None:
-    from crawler.dates import w3c_period
+    from crawler.core.dates import w3c_period
     day = w3c_period("2024-05-01")
     assert day == (datetime(2024, 5, 1, tzinfo=UTC), datetime(2024, 5, 2, tzinfo=UTC))
     assert w3c_period("2024-12") == (datetime(2024, 12, 1, tzinfo=UTC),

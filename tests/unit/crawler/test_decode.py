@@ -4,7 +4,7 @@ import codecs
 
 import pytest
 
-from crawler.decode import decode_html, sniff_encoding
+from crawler.page.decode import decode_html, sniff_encoding
 
 
 @pytest.mark.parametrize(("body", "content_type", "encoding"), [

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crawler.decode import decode_html
-from crawler.extract import canonical_from_link_headers, extract
+from crawler.page.decode import decode_html
+from crawler.page.extract import canonical_from_link_headers, extract
 
 PAGE = "http://h/dir/page.html"
 

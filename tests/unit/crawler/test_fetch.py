@@ -23,7 +23,7 @@ import pytest
 from asgiserver import AsgiServer, Receive, Scope, Send, answer
 
 from crawler.config import CrawlConfig
-from crawler.errors import ErrorKind
+from crawler.core.errors import ErrorKind
 from crawler.http.fetch import Fetcher, Response
 
 pytestmark = pytest.mark.timeout(60)

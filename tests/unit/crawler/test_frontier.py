@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.frontier import Frontier, Job, trap_reason
-from crawler.records import Verdict
+from crawler.core.records import Verdict
+from crawler.frontier.frontier import Frontier, trap_reason
+from crawler.frontier.job import Job
 
 
 @pytest.mark.parametrize(("url", "reason"), [

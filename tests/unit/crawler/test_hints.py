@@ -3,10 +3,10 @@ from __future__ import annotations
 import pytest
 
 from crawler.config import CrawlConfig
-from crawler.errors import ConfigError
-from crawler.hints import build_hints, observed_word
-from crawler.lastmod import median_interval
-from crawler.records import PageRecord
+from crawler.config.hints import build_hints, observed_word
+from crawler.core.errors import ConfigError
+from crawler.core.records import PageRecord
+from crawler.page.lastmod import median_interval
 
 H, D = 3600, 86400
 

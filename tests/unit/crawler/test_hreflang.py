@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.extract import largest_candidate, srcset_candidates
-from crawler.hreflang import normalize_code, sitemap_alternates
-from crawler.records import PageRecord, Verdict
+from crawler.core.records import PageRecord, Verdict
+from crawler.page.extract import largest_candidate, srcset_candidates
+from crawler.page.hreflang import normalize_code, sitemap_alternates
 
 
 @pytest.mark.parametrize(("code", "normal"), [

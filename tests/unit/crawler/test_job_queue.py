@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from crawler.frontier import Frontier, Job
-from crawler.job_queue import JobQueue
+from crawler.frontier.frontier import Frontier
+from crawler.frontier.job import Job
+from crawler.frontier.job_queue import JobQueue
 
 
 @pytest.mark.parametrize(("keep", "chunk"), [(0, 1), (1, 1), (3, 2), (5, 4), (1000, 10)])

@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from crawler.lastmod import choose_lastmod, content_history
+from crawler.page.lastmod import choose_lastmod, content_history
 
 HEADER = datetime(2024, 1, 1, tzinfo=UTC)
 CHANGED = datetime(2025, 6, 1, tzinfo=UTC)

@@ -2,12 +2,13 @@ from __future__ import annotations
 
 import tracemalloc
 
-from crawler import engine
 from crawler.config import CrawlConfig
-from crawler.outside import SAMPLE_SIZE, OutsideLinks
-from crawler.records import CrawlResult, SkippedUrl, Verdict
-from crawler.robots import allow_all
-from crawler.scope import Scope
+from crawler.core.records import SkippedUrl, Verdict
+from crawler.engine import coordinator as engine
+from crawler.engine.result import CrawlResult
+from crawler.frontier.outside import SAMPLE_SIZE, OutsideLinks
+from crawler.urls.robots import allow_all
+from crawler.urls.scope import Scope
 
 
 def test_small_sets_are_exact_and_complete() -> None:

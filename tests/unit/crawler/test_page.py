@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crawler.errors import ErrorKind
+from crawler.core.errors import ErrorKind
+from crawler.core.records import Verdict
 from crawler.http.fetch import Response
-from crawler.page import read_page, wants_body
-from crawler.records import Verdict
+from crawler.page.read import read_page, wants_body
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 URL = "http://h/p"
@@ -83,10 +83,12 @@ def test_an_unexpected_failure_reading_a_page_is_that_pages_record(
     failure, never as the crawl's end (issue: one page stopped the whole crawl)."""
     import anyio
 
-    from crawler import engine, page_fetcher
     from crawler.config import CrawlConfig
-    from crawler.errors import ErrorKind
-    from crawler.records import CrawlResult, Verdict
+    from crawler.core.errors import ErrorKind
+    from crawler.core.records import Verdict
+    from crawler.engine import coordinator as engine
+    from crawler.engine import page_fetcher
+    from crawler.engine.result import CrawlResult
 
     def broken(*args: object, **kwargs: object) -> None:
         raise LookupError("unknown encoding: surprise")
@@ -150,9 +152,9 @@ def test_pages_are_read_in_a_child_process_and_an_overrun_is_parse_timeout(
 
     import anyio
 
-    from crawler import page_fetcher
     from crawler.config import CrawlConfig
-    from crawler.frontier import Job
+    from crawler.engine import page_fetcher
+    from crawler.frontier.job import Job
 
     real = page_fetcher.read_page
 

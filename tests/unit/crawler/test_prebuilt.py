@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crawler.http.prebuilt import RAW_URL, RequestFactory, _append_trusted
-from crawler.urls import normalize_url
+from crawler.urls.normalize import normalize_url
 
 ORIGIN = "http://site.test:8080"
 BASE = [(b"Host", b"site.test:8080"), (b"Accept", b"*/*")]

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from crawler.errors import ErrorKind
-from crawler.findings import drop_duplicates
-from crawler.record_store import RecordStore
-from crawler.records import CrawlResult, PageRecord, SkippedUrl, Verdict
+from crawler.audit.findings import drop_duplicates
+from crawler.core.errors import ErrorKind
+from crawler.core.records import PageRecord, SkippedUrl, Verdict
+from crawler.engine.result import CrawlResult
+from crawler.store.record_store import RecordStore
 
 
 def _records() -> list[PageRecord]:
@@ -130,8 +131,8 @@ def test_lookups_groups_and_edits_answer_alike_on_disk(keep: int) -> None:
 
 
 def test_the_thresholds_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    from crawler.referrers import Referrers
-    from crawler.skipped_store import SkippedStore
+    from crawler.store.referrers import Referrers
+    from crawler.store.skipped_store import SkippedStore
 
     record = _report_records()[0]
     assert not _filled(RecordStore(), record).spilled
@@ -158,7 +159,7 @@ def test_records_come_back_as_they_went_in_whatever_they_hold() -> None:
     a date in another zone, or without one, goes the slow, general way."""
     from datetime import timedelta, timezone
 
-    from crawler.record_store import _pack, _unpack
+    from crawler.store.record_store import _pack, _unpack
 
     plain = _records()
     odd = [PageRecord(url="http://s.test/x", depth=1,

@@ -5,11 +5,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from crawler.frontier import Job
-from crawler.incremental import remember
-from crawler.page import PageOutcome
-from crawler.records import PageRecord, Verdict
-from crawler.state import CrawlState, StoredPage
+from crawler.core.records import PageRecord, Verdict
+from crawler.frontier.job import Job
+from crawler.page.read import PageOutcome
+from crawler.store.incremental import remember
+from crawler.store.state import CrawlState, StoredPage
 
 ROOT = "http://h/"
 RUN = datetime(2026, 1, 2, tzinfo=UTC)

@@ -4,9 +4,10 @@ import json
 import time
 from datetime import UTC, datetime
 
-from crawler.errors import ErrorKind
-from crawler.records import CrawlResult, PageRecord, SkippedUrl, Verdict
-from crawler.report import explain_empty, report_json
+from crawler.audit.report import explain_empty, report_json
+from crawler.core.errors import ErrorKind
+from crawler.core.records import PageRecord, SkippedUrl, Verdict
+from crawler.engine.result import CrawlResult
 
 START = "http://h/"
 
@@ -67,7 +68,7 @@ def test_explain_empty_follows_the_start_url() -> None:
 
 
 def test_status_line_counts_requests_on_the_wire() -> None:
-    from crawler.progress import status_line
+    from crawler.cli.progress import status_line
 
     crawl = result()
     crawl.stats.fetched, crawl.stats.queued, crawl.stats.in_flight = 12, 30, 7
@@ -81,7 +82,7 @@ def test_status_line_counts_requests_on_the_wire() -> None:
 
 
 def test_status_line_share_respects_the_page_budget() -> None:
-    from crawler.progress import status_line
+    from crawler.cli.progress import status_line
 
     crawl = result()
     crawl.stats.started = time.monotonic() - 3725

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.robots import (
+from crawler.urls.robots import (
     RobotsMode,
     header_directives,
     meta_directives,

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.records import Verdict
-from crawler.scope import Scope, default_prefix
+from crawler.core.records import Verdict
+from crawler.urls.scope import Scope, default_prefix
 
 
 @pytest.mark.parametrize(("start", "prefix"), [

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from crawler.records import SkippedUrl, Verdict
-from crawler.referrers import FOUND_ON, Referrers
-from crawler.skipped_store import SkippedStore
+from crawler.core.records import SkippedUrl, Verdict
+from crawler.store.referrers import FOUND_ON, Referrers
+from crawler.store.skipped_store import SkippedStore
 
 
 @pytest.mark.parametrize("keep", [0, 2, 100])

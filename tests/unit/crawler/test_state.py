@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from crawler.frontier import Job
-from crawler.records import PageRecord, SkippedUrl, Verdict
-from crawler.state import (
+from crawler.core.records import PageRecord, SkippedUrl, Verdict
+from crawler.frontier.job import Job
+from crawler.store.state import (
     SCHEMA_VERSION,
     CrawlState,
     StateError,
@@ -143,13 +143,13 @@ def test_a_page_and_the_urls_it_queued_are_committed_together(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A kill between storing a page and queueing its links lost the links for
     good: a resume never reads a finished page's links again."""
-    from crawler import engine
-    from crawler import state as state_module
     from crawler.config import CrawlConfig
-    from crawler.page import PageOutcome
-    from crawler.records import CrawlResult
-    from crawler.robots import allow_all
-    from crawler.scope import Scope
+    from crawler.engine import coordinator as engine
+    from crawler.engine.result import CrawlResult
+    from crawler.page.read import PageOutcome
+    from crawler.store import state as state_module
+    from crawler.urls.robots import allow_all
+    from crawler.urls.scope import Scope
 
     monkeypatch.setattr(state_module, "BATCH_RECORDS", 1)  # commit as often as allowed
     path = tmp_path / "s.db"
@@ -307,7 +307,7 @@ def test_the_id_cache_is_bounded_and_ids_stay_right(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """A million in-scope URLs are not all kept in memory as ids; a URL the cache let
     go of is read back from the file with the id it had."""
-    monkeypatch.setattr("crawler.state.IDS_CACHED", 10)
+    monkeypatch.setattr("crawler.store.state.IDS_CACHED", 10)
     state = CrawlState(tmp_path / "s.db", ROOT)
     state.begin(resume=False)
     urls = [f"http://h/p{n}" for n in range(60)]

@@ -3,9 +3,9 @@ from __future__ import annotations
 import pytest
 
 from crawler.config import CrawlConfig
-from crawler.errors import ConfigError
-from crawler.filters import UrlFilters, compile_pattern
-from crawler.records import Verdict
+from crawler.core.errors import ConfigError
+from crawler.core.records import Verdict
+from crawler.urls.filters import UrlFilters, compile_pattern
 
 START = "https://shop.test/"
 

@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crawler.frontier import Frontier, Job
-from crawler.urls import PageLinks, normalize_url, remove_dot_segments, resolve_link
+from crawler.frontier.frontier import Frontier
+from crawler.frontier.job import Job
+from crawler.urls.normalize import PageLinks, normalize_url, remove_dot_segments, resolve_link
 
 BASE = "http://a/b/c/d;p?q"
 

@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from crawler.errors import ErrorKind
-from crawler.outcome_wire import outcome_in as _outcome_in
-from crawler.outcome_wire import outcome_out as _outcome_out
-from crawler.page import PageOutcome
-from crawler.records import PageRecord, Verdict
-from crawler.worker_pool import shares, worker_count
+from crawler.core.errors import ErrorKind
+from crawler.core.records import PageRecord, Verdict
+from crawler.engine.worker_pool import shares, worker_count
+from crawler.page.read import PageOutcome
+from crawler.page.wire import outcome_in as _outcome_in
+from crawler.page.wire import outcome_out as _outcome_out
 
 
 @given(st.integers(1, 500), st.integers(1, 64))
@@ -76,7 +76,7 @@ def test_a_worker_that_fails_names_the_error_on_its_socket() -> None:
     import anyio
     from anyio.abc import UNIXSocketStream
 
-    from crawler.worker_pool import _Link, _serve
+    from crawler.engine.worker_pool import _Link, _serve
 
     async def main() -> list[tuple[object, ...]] | None:
         ours, theirs = socket.socketpair()
@@ -95,7 +95,7 @@ def test_a_worker_that_fails_names_the_error_on_its_socket() -> None:
 
 def test_a_worker_sends_a_link_once_and_forgets_past_its_bound(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from crawler import worker_pool
+    from crawler.engine import worker_pool
 
     sent: set[str] = set()
     assert worker_pool._unsent(["a", "b", "a", "c"], sent) == ["a", "b", "c"]

@@ -1,0 +1,173 @@
+"""What an audit tells a site owner to fix, computed from one crawl's records — pure.
+
+Each finding has a name (what ``--fail-on`` takes), a count and its items;
+every item names the URLs involved and, where links are the cause, the pages
+that carry them ("found on"), so the report answers "where do I fix it?".
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from crawler.audit.live_findings import LIVE_FINDINGS, live_findings
+from crawler.core.records import PageRecord, Verdict
+from crawler.engine.result import CrawlResult
+from crawler.store.record_store import RecordStore
+from crawler.store.skipped_store import SkippedStore
+
+FINDINGS = ("broken-links", "redirected-links", "duplicates", "canonical-problems", "titles",
+            "noindex-linked", *LIVE_FINDINGS)
+REDIRECTS = (Verdict.REDIRECT, Verdict.REDIRECT_LOOP)
+
+
+class RecordLookup(Protocol):
+    """Records by URL: a dict, or a :class:`RecordStore` (which may be on disk)."""
+
+    def get(self, url: str, /) -> PageRecord | None: ...
+
+
+def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
+    """Every finding, each as ``{"count": n, "items": [...]}``, in a fixed order.
+
+    The records are read once, in crawl order: on a site of a million pages they are
+    on disk (:mod:`crawler.store.record_store`), and every pass costs seconds."""
+    records, skipped = RecordStore.of(result.records), SkippedStore.of(result.skipped)
+    where = _found_on(result, records)
+    referrers = result.referrers
+
+    def linked(url: str) -> bool:
+        return referrers is not None and referrers.count(url) > 0
+
+    broken: list[dict] = []
+    redirected: list[dict] = []
+    canonicals: list[dict] = []
+    missing_titles: list[dict] = []
+    empty_titles: list[dict] = []
+    noindex: list[dict] = []
+    for record in records:
+        url, verdict = record.url, record.verdict
+        if (record.error is not None or (record.status or 0) >= 400) and linked(url):
+            broken.append({"url": url, "status": record.status,
+                           "error": record.error.value if record.error else None,
+                           **where(url)})
+        if verdict in REDIRECTS and linked(url):
+            chain, final = final_target(record, records)
+            redirected.append({"url": url, "use_instead": final, "hops": len(chain) - 1,
+                               "chain": chain, **where(url)})
+        if record.canonical is not None and record.canonical != url:
+            problem = _canonical_problem(record.canonical, records, skipped)
+            if problem is not None:
+                canonicals.append({"url": url, "canonical": record.canonical,
+                                   "problem": problem})
+        if verdict is Verdict.LISTED and record.content_type and "html" in record.content_type:
+            if record.title is None:
+                missing_titles.append({"url": url, "problem": "missing-title"})
+            elif record.title == "":
+                empty_titles.append({"url": url, "problem": "empty-title"})
+        if verdict is Verdict.NOINDEX and linked(url):
+            noindex.append({"url": url, **where(url)})
+    computed = {
+        "broken-links": broken,
+        "redirected-links": redirected,
+        "duplicates": _duplicates(records),
+        "canonical-problems": canonicals,
+        "titles": missing_titles + empty_titles + [
+            {"title": title, "problem": "duplicate-title", "urls": sorted(urls)}
+            for title, urls in sorted(records.groups("html_title"))],  # type: ignore[arg-type]
+        "noindex-linked": noindex,
+        **live_findings(result, records, skipped),
+    }
+    return {name: {"count": len(items), "items": items} for name, items in computed.items()}
+
+
+def findings_by_url(found: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
+    """Which findings name each URL: what a one-row-per-URL format (CSV) carries of
+    them. Items about a sitemap file rather than a URL have no row to go on."""
+    named: dict[str, list[str]] = defaultdict(list)
+    for name, finding in found.items():
+        for item in finding["items"]:
+            urls = [item.get("url"), item.get("keep"), *item.get("duplicates", ()),
+                    *item.get("urls", ())]
+            for url in dict.fromkeys(url for url in urls if url):
+                if not named[url] or named[url][-1] != name:
+                    named[url].append(name)
+    return named
+
+
+def _found_on(result: CrawlResult, records: RecordStore) -> Callable[[str], dict[str, Any]]:
+    referrers = result.referrers
+
+    def where(url: str) -> dict[str, Any]:
+        if referrers is None:
+            return {"linked_from": 0, "found_on": []}
+        count, first, anchor = referrers.entry(url)
+        return {"linked_from": count, "found_on": [records.url_at(index) for index in first],
+                "anchor": anchor}
+    return where
+
+
+def final_target(record: PageRecord, by_url: RecordLookup) -> tuple[list[str], str]:
+    """The redirect chain from ``record`` (its hops) and where it ends."""
+    chain, current = [record.url], record
+    while current.redirect_to is not None and len(chain) < 30:
+        chain.append(current.redirect_to)
+        following = by_url.get(current.redirect_to)
+        if following is None or following.url in chain[:-1]:
+            break
+        current = following
+    return chain, chain[-1]
+
+
+def keeper_order(url: str) -> tuple[int, int, str]:
+    """Which page of a duplicate group stays: fewest path segments, shortest, first."""
+    path = url.partition("://")[2].partition("/")[2]
+    return (len([segment for segment in path.split("/") if segment]), len(url), url)
+
+
+def _duplicates(records: RecordStore) -> list[dict]:
+    items = []
+    for _fingerprint, urls in records.groups("fingerprint"):
+        ordered = sorted(urls, key=keeper_order)
+        items.append({"keep": ordered[0], "duplicates": ordered[1:]})
+    return sorted(items, key=lambda item: item["keep"])
+
+
+def _canonical_problem(canonical: str, records: RecordStore,
+                       skipped: SkippedStore) -> str | None:
+    """What is wrong with the page a canonical link names, if anything."""
+    target = records.get(canonical)
+    if target is None:
+        why = skipped.reason(canonical)
+        if why is Verdict.DISALLOWED:
+            return "canonical-disallowed"
+        if why in (Verdict.EXTERNAL, Verdict.OTHER_HOST, Verdict.OUT_OF_SCOPE):
+            return "canonical-out-of-scope"
+        return None if why is None else f"canonical-not-crawled ({why.value})"
+    if target.verdict in REDIRECTS:
+        return "canonical-redirects"
+    if target.status != 200 or target.error is not None:
+        return "canonical-not-200"
+    if target.noindex:
+        return "canonical-noindex"
+    if target.canonical is not None and target.canonical != target.url:
+        return "canonical-chain"
+    return None
+
+
+def drop_duplicates(result: CrawlResult) -> int:
+    """``--drop-duplicates``: list one page of each group of identical listed pages (the
+    :func:`keeper_order` first); the others become ``duplicate-of`` it. How many dropped."""
+    records = RecordStore.of(result.records)
+    dropped = 0
+    for group in _duplicates(records):
+        for url in group["duplicates"]:
+            found = records.find(url)
+            assert found is not None  # the group was made of these records
+            index, record = found
+            record.verdict, record.duplicate_of = Verdict.DUPLICATE, group["keep"]
+            records.replace(index, record)
+            dropped += 1
+    result.stats.listed -= dropped
+    return dropped

@@ -1,0 +1,232 @@
+"""The audit as one self-contained HTML page: a person opens it, nothing is fetched.
+
+Summary counts, bar charts drawn as inline SVG (status codes, depth, response
+times, reasons for exclusion), a table per finding, and the table of every
+URL, sortable by a click on a column and filtered by what is typed — all in
+the one file, with a few lines of inline script and no external asset, so it
+can be mailed or archived as it is.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable
+from typing import Any, TextIO
+
+from crawler.audit.findings import FINDINGS
+from crawler.audit.live_findings import LIVE_FINDINGS
+
+_TIME_BUCKETS = ((50, "<50 ms"), (100, "50-100 ms"), (250, "100-250 ms"), (500, "250-500 ms"),
+                 (1000, "0.5-1 s"), (float("inf"), "≥1 s"))
+_COLUMNS = (("url", "URL"), ("status", "Status"), ("reason", "Reason"), ("depth", "Depth"),
+            ("title", "Title"), ("response_ms", "ms"), ("bytes", "Bytes"),
+            ("linked_from", "Linked from"), ("found_on", "Found on"))
+
+
+def write_report_html(out: TextIO, document: dict[str, Any],
+                      rows: Callable[[], Iterable[dict[str, Any]]]) -> None:
+    """Write the page for a report document (what :func:`crawler.audit.report.report_head`
+    holds) to ``out``. ``rows`` gives the URL rows afresh on each call: once for the
+    charts, once for the table, so no list of 100,000 rows is ever held."""
+    totals = document["totals"]
+    found = document["findings"]
+    cards = [("URLs seen", totals["seen"]), ("fetched", totals["fetched"]),
+             ("listed", totals["listed"]), ("not listed", totals["not_listed"]),
+             ("errors", totals["errors"])]
+    statuses: Counter[str] = Counter()
+    depths: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
+    times = _time_buckets(())
+    shown = 0
+    for row in rows():
+        shown += 1
+        if row.get("status") is not None or row["reason"] == "error":
+            statuses[str(row["status"]) if row["status"] is not None else "none"] += 1
+        if row.get("status") is not None and row["depth"] is not None:
+            depths[str(row["depth"])] += 1
+        if not row["listed"]:
+            reasons[row["reason"]] += 1
+        if (ms := row.get("response_ms")) is not None:
+            times[_time_label(ms)] += 1
+    charts = [("Status codes", statuses), ("Depth", depths),
+              ("Response times", times), ("Reasons not listed", reasons)]
+    parts = [_HEAD.replace("%TITLE%", _e(f"Audit of {document['start_url']}")),
+             f"<h1>Audit of <a href=\"{_e(document['start_url'])}\">"
+             f"{_e(document['start_url'])}</a></h1>",
+             '<section class="cards" id="summary">']
+    parts += [f'<div class="card"><b data-count="{_e(label)}">{value:,}</b>'
+              f"<span>{_e(label)}</span></div>" for label, value in cards]
+    parts += [f'<div class="card finding{" bad" if found[name]["count"] else ""}">'
+              f'<b data-finding="{name}">{found[name]["count"]:,}</b>'
+              f'<span><a href="#{name}">{name}</a></span></div>' for name in FINDINGS]
+    parts.append("</section><section class=\"charts\">")
+    parts += [_bar_chart(title, counts) for title, counts in charts]
+    parts.append("</section>")
+    for name in FINDINGS:
+        if name == LIVE_FINDINGS[0]:
+            parts.append(_live_section(document.get("live_sitemap")))
+        parts.append(_finding_table(name, found[name]["items"]))
+    out.write("\n".join(parts) + "\n")
+    _write_url_table(out, rows(), shown)
+    out.write("\n" + _SCRIPT + "</body></html>\n")
+
+
+def _live_section(live: dict[str, Any] | None) -> str:
+    """The sitemaps the site publishes: where they were found and what each held."""
+    if live is None:
+        return ('<section id="live-sitemap"><h2>Live sitemap</h2><p>Not compared '
+                "(--compare-sitemap off).</p></section>")
+    files = [{"sitemap": item["url"], "index": item["index"], "status": item["status"],
+              "kind": item["kind"], "entries": item["entries"], "problems": item["problems"]}
+             for item in live["sitemaps"]]
+    table = _finding_table("live-sitemap-files", files).replace(
+        "<h2>live-sitemap-files", "<h2>Sitemaps read", 1)
+    return (f'<section id="live-sitemap"><h2>Live sitemap <small>{live["urls"]:,} URLs, '
+            f'found through {_e(live["source"])}; {live["orphans"]:,} orphans, '
+            f'{live["outside_crawl_scope"]:,} outside the crawl\'s scope</small></h2>'
+            f"{table}</section>")
+
+
+def _e(value: object) -> str:
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def _time_buckets(values: Iterable[float | None]) -> Counter[str]:
+    counts: Counter[str] = Counter({label: 0 for _limit, label in _TIME_BUCKETS})
+    for value in values:
+        if value is None:
+            continue
+        counts[_time_label(value)] += 1
+    return counts
+
+
+def _time_label(ms: float) -> str:
+    return next(label for limit, label in _TIME_BUCKETS if ms < limit)
+
+
+def _bar_chart(title: str, counts: Counter[str]) -> str:
+    """A horizontal bar chart in inline SVG, one bar a key, largest first (numbers in
+    their own order)."""
+    items = sorted(counts.items(), key=lambda kv: (not kv[0].isdigit(), int(kv[0])
+                                                    if kv[0].isdigit() else -kv[1], kv[0]))
+    if title == "Response times":
+        items = list(counts.items())
+    items = items[:12]
+    top = max((count for _key, count in items), default=0) or 1
+    height = 22 * len(items) + 8
+    bars = []
+    for index, (key, count) in enumerate(items):
+        y = 4 + 22 * index
+        width = round(300 * count / top)
+        bars.append(f'<text x="0" y="{y + 15}" class="k">{_e(key)}</text>'
+                    f'<rect x="150" y="{y + 2}" width="{max(width, 1)}" height="16" rx="2">'
+                    f"<title>{_e(key)}: {count}</title></rect>"
+                    f'<text x="{156 + width}" y="{y + 15}" class="v">{count:,}</text>')
+    return (f'<figure class="chart"><figcaption>{_e(title)}</figcaption>'
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="520" height="{height}" '
+            f'role="img" aria-label="{_e(title)}">{"".join(bars)}</svg></figure>')
+
+
+def _finding_table(name: str, items: list[dict[str, Any]]) -> str:
+    if not items:
+        return f'<section id="{name}"><h2>{name} <small>0</small></h2><p>None.</p></section>'
+    keys: list[str] = []
+    for item in items:
+        keys += [key for key in item if key not in keys]
+    head = "".join(f"<th>{_e(key)}</th>" for key in keys)
+    body = "".join("<tr>" + "".join(f"<td>{_cell(item.get(key))}</td>" for key in keys)
+                   + "</tr>" for item in items)
+    return (f'<section id="{name}"><h2>{name} <small>{len(items):,}</small></h2>'
+            f'<table class="sortable"><thead><tr>{head}</tr></thead><tbody>{body}</tbody>'
+            "</table></section>")
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, list):
+        return "<br>".join(_cell(item) for item in value)
+    if isinstance(value, str) and value.startswith(("http://", "https://")):
+        return f'<a href="{_e(value)}">{_e(value)}</a>'
+    return _e(value)
+
+
+def _write_url_table(out: TextIO, rows: Iterable[dict[str, Any]], count: int) -> None:
+    head = "".join(f'<th data-key="{key}">{_e(label)}</th>' for key, label in _COLUMNS)
+    out.write('<section id="urls"><h2>Every URL <small id="shown">'
+              f"{count:,}</small></h2>"
+              '<input id="filter" type="search" placeholder="Filter: any text in a row" '
+              'autocomplete="off">'
+              f'<table class="sortable" id="url-table"><thead><tr>{head}</tr></thead><tbody>')
+    for row in rows:
+        cells = []
+        for key, _label in _COLUMNS:
+            value = row.get(key)
+            sort = "" if value is None else (value if isinstance(value, int | float)
+                                            else json.dumps(value) if isinstance(value, list)
+                                            else value)
+            cells.append(f'<td data-sort="{_e(sort)}">{_cell(value)}</td>')
+        listed = "listed" if row["listed"] else "not-listed"
+        out.write(f'<tr class="{listed}">{"".join(cells)}</tr>')
+    out.write("</tbody></table></section>")
+
+
+_HEAD = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>%TITLE%</title>
+<style>
+body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5rem auto; max-width: 80rem;
+       padding: 0 1rem; color: #1f2328; }
+h1 { font-size: 1.35rem; } h2 { font-size: 1.1rem; margin-top: 2rem; }
+h2 small { color: #59636e; font-weight: normal; }
+a { color: #0969da; text-decoration: none; word-break: break-all; }
+.cards { display: flex; flex-wrap: wrap; gap: .6rem; }
+.card { border: 1px solid #d1d9e0; border-radius: 6px; padding: .5rem .8rem; min-width: 7rem; }
+.card b { display: block; font-size: 1.3rem; } .card span { color: #59636e; }
+.card.bad { border-color: #cf222e; } .card.bad b { color: #cf222e; }
+.charts { display: flex; flex-wrap: wrap; gap: 1.5rem; margin-top: 1rem; }
+figure.chart { margin: 0; } figcaption { font-weight: 600; margin-bottom: .3rem; }
+svg rect { fill: #54aeff; } svg text { font: 12px system-ui, sans-serif; fill: #1f2328; }
+table { border-collapse: collapse; width: 100%; margin-top: .5rem; }
+th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid #d1d9e0;
+         vertical-align: top; }
+th { background: #f6f8fa; cursor: pointer; user-select: none; position: sticky; top: 0; }
+th.asc::after { content: " ▲"; } th.desc::after { content: " ▼"; }
+tr.not-listed td:first-child { border-left: 3px solid #d4a72c; }
+#filter { width: 100%; padding: .4rem; font: inherit; margin-top: .3rem; }
+</style></head><body>"""
+
+_SCRIPT = """<script>
+for (const table of document.querySelectorAll("table.sortable")) {
+  table.querySelectorAll("th").forEach((th, column) => th.addEventListener("click", () => {
+    const rows = Array.from(table.tBodies[0].rows);
+    const ascending = !th.classList.contains("asc");
+    table.querySelectorAll("th").forEach(h => h.classList.remove("asc", "desc"));
+    th.classList.add(ascending ? "asc" : "desc");
+    const value = row => {
+      const cell = row.cells[column];
+      const text = cell.dataset.sort ?? cell.textContent;
+      return text !== "" && !isNaN(text) ? Number(text) : text.toLowerCase();
+    };
+    rows.sort((a, b) => {
+      const x = value(a), y = value(b);
+      const order = typeof x === typeof y ? (x < y ? -1 : x > y ? 1 : 0)
+                                          : (typeof x === "number" ? -1 : 1);
+      return ascending ? order : -order;
+    });
+    table.tBodies[0].append(...rows);
+  }));
+}
+const filter = document.getElementById("filter");
+filter.addEventListener("input", () => {
+  const needle = filter.value.toLowerCase();
+  let shown = 0;
+  for (const row of document.getElementById("url-table").tBodies[0].rows) {
+    const hit = row.textContent.toLowerCase().includes(needle);
+    row.hidden = !hit;
+    shown += hit;
+  }
+  document.getElementById("shown").textContent = shown.toLocaleString();
+});
+</script>"""

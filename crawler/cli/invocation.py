@@ -1,0 +1,42 @@
+"""The command line as a person may see it again: secrets hidden, ``--resume`` added.
+
+Light on purpose (no third-party import): the launcher uses it before the
+crawler is imported.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from crawler.core.credentials import REDACTED
+
+SECRET_OPTIONS = frozenset({"--header", "--cookie", "--auth"})
+
+
+def redact_arguments(argv: list[str]) -> list[str]:
+    """The command line with the values of --header, --cookie and --auth hidden."""
+    shown: list[str] = []
+    hide_next = False
+    for word in argv:
+        if hide_next:
+            shown.append(REDACTED)
+            hide_next = False
+            continue
+        name, equals, _value = word.partition("=")
+        if name in SECRET_OPTIONS and word.startswith("--"):
+            shown.append(f"{name}={REDACTED}" if equals else word)
+            hide_next = not equals
+        else:
+            shown.append(word)
+    return shown
+
+
+def how_to_resume(argv: list[str]) -> str:
+    """What to run to go on: the command with ``--resume``, where it keeps a state."""
+    if not any(word == "--state" or word.startswith("--state=") for word in argv):
+        return "--state FILE makes a crawl resumable"
+    words = ["sitemap-crawler", *redact_arguments(argv)]
+    command = shlex.join(words if "--resume" in words else [*words, "--resume"])
+    if REDACTED in command:
+        command += f" (with the secrets shown as {REDACTED} given again)"
+    return "resume with: " + command

@@ -1,0 +1,69 @@
+"""The command's first lines: Ctrl-C and SIGTERM answered from the very start.
+
+Importing the crawler takes a few hundred milliseconds. A SIGTERM in that time
+(a cron wrapper's timeout, ``kill`` from a script that just started the job)
+found Python's default action and killed the process without a word (exit
+-15), and a Ctrl-C printed a traceback. Here both become the documented exit
+130 with its one line before anything heavy is imported; once the command runs,
+``crawler.cli.commands`` takes over the signals.
+
+While importing, the signals raise :class:`_Stopped`, not ``KeyboardInterrupt``:
+CPython marks a ``KeyboardInterrupt`` that leaves code run by ``exec()`` (which
+dataclasses use to build their methods) as unhandled even when it is caught
+later, and then ends the process by SIGINT (exit -2) after our exit 130.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from types import FrameType
+from typing import NoReturn
+
+from crawler.cli.invocation import how_to_resume
+
+EXIT_INTERRUPTED = 130
+
+
+class _Stopped(BaseException):
+    """Ctrl-C or SIGTERM while the crawler is being imported."""
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise _Stopped
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def main() -> NoReturn:
+    """Entry point of ``sitemap-crawler`` and ``python -m crawler``."""
+    on_term = signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    on_int = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    try:
+        if on_term:
+            signal.signal(signal.SIGTERM, _stop)
+        if on_int:
+            signal.signal(signal.SIGINT, _stop)
+        from crawler.cli.commands import main as run
+
+        # from here a signal is the KeyboardInterrupt the command answers with 130
+        if on_int:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        if on_term:
+            signal.signal(signal.SIGTERM, _interrupt)
+        run()
+    except (_Stopped, KeyboardInterrupt):
+        _interrupted()
+
+
+def _interrupted() -> NoReturn:
+    try:
+        sys.stderr.write("sitemap-crawler: error: interrupted before the crawl began; "
+                         "previous output left untouched; "
+                         + how_to_resume(sys.argv[1:]) + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    sys.exit(EXIT_INTERRUPTED)

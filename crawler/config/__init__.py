@@ -1,0 +1,212 @@
+"""What a crawl is asked to do, validated once, before anything is fetched.
+
+A bad value is refused here with a message that says how to fix it, so the
+CLI can turn it into exit code 2 and nothing is requested or written.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass, field
+
+from crawler.__version__ import __version__
+from crawler.config.hints import OBSERVED, Hints, build_hints
+from crawler.core.credentials import Credentials
+from crawler.core.errors import ConfigError
+from crawler.page.fingerprint import check_selector
+from crawler.page.lastmod import LASTMOD_MODES
+from crawler.urls.documents import parse_documents
+from crawler.urls.filters import UrlFilters
+from crawler.urls.normalize import normalize_url
+
+DEFAULT_CONCURRENCY = 8
+DEFAULT_TIMEOUT = 30.0
+DEFAULT_USER_AGENT = f"sitemap-crawler/{__version__}"
+DEFAULT_MAX_PAGE_BYTES = 10 * 1024 * 1024
+DEFAULT_RETRIES = 2
+DEFAULT_MAX_RETRY_AFTER = 120.0
+# A robots.txt Crawl-delay is obeyed up to this many seconds: 86400 would make a
+# 31-page site a month-long crawl.
+DEFAULT_MAX_CRAWL_DELAY = 30.0
+DEFAULT_MAX_QUERY_VARIANTS = 1000
+DEFAULT_MAX_REDIRECTS = 10
+# A page not read within this is recorded as parse-timeout (crawler.engine.parse_sandbox):
+# an ordinary 10 MB page reads in well under a second.
+DEFAULT_MAX_PARSE_SECONDS = 5.0
+# Orphans of a live sitemap fetched and listed per audit: the sitemap is the site's
+# claim, and 60 files of 50,000 URLs no link reaches would be 3 million requests.
+DEFAULT_MAX_ORPHANS = 1000
+# sitemaps.org: a <loc> must be less than 2,048 characters; longer URLs are
+# also the commonest symptom of a crawler trap.
+MAX_URL_LENGTH = 2047
+# A path segment seen more often than this in one URL marks a loop such as
+# /a/b/a/b/a/b/a/b/ built from relative links.
+MAX_SEGMENT_REPEATS = 3
+
+def memory_limit(name: str, default: int) -> int:
+    """A bounded-memory threshold: ``SITEMAP_CRAWLER_<name>`` from the environment
+    if it is a whole number, else ``default``. The tests set them to 0 to run every
+    crawl the way a site of a million pages runs."""
+    value = os.environ.get(f"SITEMAP_CRAWLER_{name}", "")
+    return int(value) if value.isdigit() else default
+
+
+_TOKEN = re.compile(r"[A-Za-z_-]+")
+
+
+def product_token(user_agent: str) -> str:
+    """The robots.txt product token of a User-Agent (RFC 9309 §2.2.1).
+
+    ``sitemap-crawler/0.1 (+url)`` → ``sitemap-crawler``: the leading run of
+    letters, ``_`` and ``-``.
+    """
+    match = _TOKEN.match(user_agent.strip())
+    return match.group(0).lower() if match else ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CrawlConfig:
+    """Every knob of a crawl. Build it with keywords; it checks itself."""
+
+    start_url: str
+    prefix: str | None = None
+    concurrency: int = DEFAULT_CONCURRENCY
+    workers: int = 1  # processes fetching and reading pages (--workers; crawler.engine.worker_pool)
+    timeout: float = DEFAULT_TIMEOUT
+    max_pages: int | None = None
+    max_depth: int | None = None
+    user_agent: str = DEFAULT_USER_AGENT
+    ignore_robots: bool = False
+    max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES
+    retries: int = DEFAULT_RETRIES
+    rate: float | None = None
+    delay: float = 0.0
+    max_retry_after: float = DEFAULT_MAX_RETRY_AFTER
+    max_crawl_delay: float = DEFAULT_MAX_CRAWL_DELAY
+    max_query_variants: int = DEFAULT_MAX_QUERY_VARIANTS
+    max_redirects: int = DEFAULT_MAX_REDIRECTS
+    max_parse_seconds: float = DEFAULT_MAX_PARSE_SECONDS
+    max_orphans: int = DEFAULT_MAX_ORPHANS  # --compare-sitemap: orphans fetched and listed
+    state_path: str | None = None
+    resume: bool = False
+    lastmod: str = "auto"
+    ignore_selectors: tuple[str, ...] = ()
+    http2: bool = False
+    exclude: tuple[str, ...] = ()
+    include: tuple[str, ...] = ()
+    no_list: tuple[str, ...] = ()
+    strip_params: tuple[str, ...] = ()
+    images: bool = False  # read each page's images for the image sitemap extension
+    hreflang: bool = True  # crawl in-scope hreflang alternates, so they can be verified
+    changefreq: tuple[str, ...] = ()  # --changefreq rules (crawler.config.hints)
+    priority: tuple[str, ...] = ()  # --priority rules
+    documents: tuple[str, ...] = ()  # --documents extensions, e.g. ("pdf",)
+    audit: bool = False  # who links where, anchor texts and fingerprints, for the report
+    command: str = "crawl"  # which command runs it: a --resume must be of the same one
+    # --compare-sitemap: "auto" (robots.txt, then the usual places) or a sitemap URL
+    compare_sitemap: str | None = None
+    # --header, --cookie, --auth: sent to the crawl's origin only; never shown
+    credentials: Credentials = field(default_factory=Credentials)
+
+    def __post_init__(self) -> None:
+        if normalize_url(self.start_url) is None:
+            raise ConfigError(
+                f"start URL {self.start_url!r} is not an absolute http:// or https:// URL "
+                "(example: https://www.example.com/)"
+            )
+        if self.prefix is not None and not self.prefix.startswith("/"):
+            raise ConfigError(f"--prefix {self.prefix!r} must be a path starting with '/'")
+        for option, number in (("--timeout", self.timeout), ("--rate", self.rate),
+                               ("--delay", self.delay), ("--max-retry-after",
+                                                         self.max_retry_after),
+                               ("--max-crawl-delay", self.max_crawl_delay),
+                               ("--max-parse-seconds", self.max_parse_seconds)):
+            if number is not None and not math.isfinite(number):
+                # NaN compares false with everything: it would switch the limit off
+                raise ConfigError(f"{option} must be a finite number (got {number})")
+        _positive("--concurrency", self.concurrency)
+        _positive("--workers", self.workers)
+        if self.workers > self.concurrency:
+            raise ConfigError(
+                f"--workers {self.workers} needs --concurrency {self.workers} or more "
+                f"(got {self.concurrency}): each worker keeps at least one request in flight")
+        _positive("--timeout", self.timeout)
+        _positive("--max-page-bytes", self.max_page_bytes)
+        _positive("--max-query-variants", self.max_query_variants)
+        _positive("--max-retry-after", self.max_retry_after)
+        _positive("--max-parse-seconds", self.max_parse_seconds)
+        if self.max_crawl_delay < 0:
+            raise ConfigError(f"--max-crawl-delay must be 0 or more seconds "
+                              f"(got {self.max_crawl_delay})")
+        if self.max_pages is not None:
+            _positive("--max-pages", self.max_pages)
+        if self.max_orphans < 0:
+            raise ConfigError(f"--max-orphans must be 0 or more (got {self.max_orphans})")
+        if self.max_depth is not None and self.max_depth < 0:
+            raise ConfigError(f"--max-depth must be 0 or more (got {self.max_depth})")
+        if self.retries < 0:
+            raise ConfigError(f"--retries must be 0 or more (got {self.retries})")
+        if self.rate is not None:
+            _positive("--rate", self.rate)
+        if self.delay < 0:
+            raise ConfigError(f"--delay must be 0 or more seconds (got {self.delay})")
+        if self.max_redirects < 0:
+            raise ConfigError(f"max_redirects must be 0 or more (got {self.max_redirects})")
+        if self.resume and self.state_path is None:
+            raise ConfigError("--resume needs --state FILE: the state is what is resumed")
+        if self.lastmod not in LASTMOD_MODES:
+            raise ConfigError(f"--lastmod must be one of {', '.join(LASTMOD_MODES)}")
+        for selector in self.ignore_selectors:
+            if not check_selector(selector):
+                raise ConfigError(f"--ignore-selector {selector!r} is not a valid CSS selector")
+        self.filters()  # an invalid pattern is refused here, naming it
+        if self.compare_sitemap not in (None, "auto") and normalize_url(
+                self.compare_sitemap) is None:
+            raise ConfigError(f"--compare-sitemap {self.compare_sitemap!r} must be 'auto', "
+                              "'off' or an absolute http(s) URL of a sitemap")
+        object.__setattr__(self, "documents", parse_documents(self.documents))
+        if self.hints().observes and self.state_path is None:
+            raise ConfigError("--changefreq observed needs --state FILE: the changes it "
+                              "reports are the ones earlier runs saw")
+        if not product_token(self.user_agent):
+            raise ConfigError(
+                f"--user-agent {self.user_agent!r} must start with a product token "
+                "such as 'mybot/1.0'"
+            )
+
+    def run_settings(self) -> dict[str, object]:
+        """What decides which pages a run fetches and what it does with them: a run
+        kept in --state is resumed only with the same (crawler.store.state)."""
+        return {"command": self.command, "--prefix": self.prefix,
+                "--max-pages": self.max_pages, "--max-depth": self.max_depth,
+                "--ignore-robots": self.ignore_robots, "--user-agent": self.robots_token,
+                "--max-query-variants": self.max_query_variants,
+                "--exclude": list(self.exclude), "--include": list(self.include),
+                "--no-list": list(self.no_list), "--strip-param": list(self.strip_params),
+                "--documents": list(self.documents), "--images": self.images,
+                "--hreflang": self.hreflang}
+
+    @property
+    def robots_token(self) -> str:
+        return product_token(self.user_agent)
+
+    def filters(self) -> UrlFilters:
+        return UrlFilters(exclude=self.exclude, include=self.include, no_list=self.no_list,
+                          strip_params=self.strip_params)
+
+    def hints(self) -> Hints:
+        return build_hints(self.changefreq, self.priority)
+
+    @property
+    def fingerprints(self) -> bool:
+        """Content fingerprints are only worth their cost when a state keeps them, for
+        lastmod or for observed changefreq."""
+        return self.audit or (self.state_path is not None and (
+            self.lastmod == "auto" or OBSERVED in self.changefreq))
+
+
+def _positive(option: str, value: float) -> None:
+    if not value > 0:
+        raise ConfigError(f"{option} must be greater than 0 (got {value})")

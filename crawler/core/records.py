@@ -1,0 +1,105 @@
+"""What a crawl produces — data only, so the writer and the report can trust it.
+
+A :class:`PageRecord` keeps just what the sitemap and the report need (never a
+body), which is what keeps memory flat on large sites.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from datetime import datetime
+
+from crawler.core.errors import ErrorKind
+
+
+class Verdict(enum.Enum):
+    """Whether a URL is in the sitemap, and if not, why. Values appear in reports."""
+
+    LISTED = "listed"
+    # fetched, but not listed
+    NOT_OK = "status-not-200"
+    REDIRECT = "redirect"
+    REDIRECT_LOOP = "redirect-loop"
+    REFRESH = "meta-refresh"
+    NOT_HTML = "not-html"
+    NOINDEX = "noindex"
+    CANONICALISED = "canonical-elsewhere"
+    NO_LIST = "no-list"  # indexable, but --no-list keeps it out
+    DUPLICATE = "duplicate-of"  # --drop-duplicates: another page has the same content
+    ORPHAN = "orphan"  # indexable, in the live sitemap, but no link reaches it
+    ERROR = "error"
+    # never fetched
+    OUT_OF_SCOPE = "out-of-scope"
+    OTHER_HOST = "other-host-same-site"
+    EXTERNAL = "external"
+    DISALLOWED = "robots-disallowed"
+    MAX_DEPTH = "max-depth"
+    MAX_PAGES = "max-pages"
+    URL_TOO_LONG = "url-too-long"
+    REPEATED_SEGMENT = "repeated-path-segment"
+    QUERY_VARIANTS = "too-many-query-variants"
+    REDIRECT_LIMIT = "redirect-chain-too-long"
+    EXCLUDED = "excluded"  # --exclude
+    NOT_INCLUDED = "not-included"  # --include given, and it does not match
+    SECRET_IN_URL = "secret-in-url"  # it carries a credential given for the crawl
+
+
+@dataclass(slots=True)
+class PageRecord:
+    """One fetched URL and what was learnt from it."""
+
+    url: str
+    depth: int
+    status: int | None = None
+    content_type: str | None = None
+    lastmod: datetime | None = None
+    error: ErrorKind | None = None
+    redirect_to: str | None = None
+    refresh_to: str | None = None
+    canonical: str | None = None
+    noindex: bool = False
+    nofollow: bool = False
+    links_found: int = 0
+    elapsed: float = 0.0
+    attempts: int = 1
+    verdict: Verdict = Verdict.ERROR
+    # what went wrong, for an INTERNAL error: the only free text a record carries
+    detail: str | None = None
+    # language versions the page declares (hreflang code as written, URL)
+    alternates: tuple[tuple[str, str], ...] = ()
+    # its images (with --images; None: not looked for)
+    images: tuple[str, ...] | None = None
+    # median seconds between the content changes the state has seen (two or more)
+    change_interval: float | None = None
+    title: str | None = None
+    bytes: int | None = None  # the body's size (decoded), or Content-Length when unread
+    fingerprint: bytes | None = None  # of the meaningful content, when computed
+    duplicate_of: str | None = None  # --drop-duplicates: the page listed instead
+    # its Last-Modified header, when a live sitemap's lastmod is held against it
+    last_modified: datetime | None = None
+    # hreflang alternates declared past the cap a page may keep (crawler.page.read)
+    alternates_dropped: int = 0
+
+
+@dataclass(slots=True, frozen=True)
+class SkippedUrl:
+    """A URL the crawl saw but deliberately did not request."""
+
+    url: str
+    depth: int
+    reason: Verdict
+
+
+@dataclass(slots=True)
+class CrawlStats:
+    """Running counters, owned by the coordinator and shown by the progress display."""
+
+    started: float = 0.0
+    fetched: int = 0
+    not_modified: int = 0
+    queued: int = 0
+    in_flight: int = 0
+    listed: int = 0
+    errors: int = 0
+    skipped: int = 0

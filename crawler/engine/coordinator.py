@@ -1,0 +1,516 @@
+"""The crawl: setup checks, then fetch tasks on one event loop that share a coordinator.
+
+The coordinator owns the frontier, the seen set, the counters and the state
+file; fetching and reading pages is the page source's (this process, or
+``--workers`` processes). Each task takes a job, awaits its page and accepts
+the outcome with plain calls: on one event loop those calls never
+interleave, so the coordinator needs no lock and no channel, and nothing can
+block on a full queue (the circular-channel deadlock of naive crawlers). The
+crawl ends when the frontier is empty and nothing is in flight.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+import anyio
+
+from crawler.config import CrawlConfig
+from crawler.core.dates import parse_http_date
+from crawler.core.errors import CrawlerError, StartUrlError
+from crawler.core.records import PageRecord, SkippedUrl, Verdict
+from crawler.engine.page_fetcher import PageFetcher
+from crawler.engine.result import CrawlResult
+from crawler.engine.secret_scrub import SecretScrub
+from crawler.engine.worker_pool import WorkerPool, worker_pool
+from crawler.frontier.frontier import Frontier
+from crawler.frontier.job import Job
+from crawler.frontier.outside import OutsideLinks
+from crawler.http.fetch import Fetcher
+from crawler.page.lastmod import choose_lastmod
+from crawler.page.read import PageOutcome
+from crawler.store.incremental import remember
+from crawler.store.live_sitemap import LiveSitemap
+from crawler.store.record_store import RecordStore
+from crawler.store.referrers import Referrers
+from crawler.store.skipped_store import SkippedStore
+from crawler.store.state import CrawlState, ResumePoint
+from crawler.urls.filters import UrlFilters
+from crawler.urls.normalize import host_of, normalize_url, origin_of, resolve_link
+from crawler.urls.robots import RobotsMode, RobotsPolicy, allow_all, policy_from_response
+from crawler.urls.scope import Scope, registered_domain
+
+ROBOTS_MAX_REDIRECTS = 5
+ORIGINS_CACHED = 1024
+OUTSIDE = frozenset({Verdict.EXTERNAL, Verdict.OTHER_HOST, Verdict.OUT_OF_SCOPE})
+UNAUTHORIZED = 401
+# robots.txt is parsed to 512 KiB (RFC 9309 §2.5: at least 500 KiB), whatever
+# --max-page-bytes says, and kept whole up to this for republishing beside the sitemaps.
+ROBOTS_KEPT_BYTES = 8 * 1024 * 1024
+ProgressCallback = Callable[[PageRecord, CrawlResult], None]
+# reads the site's live sitemaps: (fetcher, scope, robots.txt, URL cleaner, "carries a
+# secret?") -> what they list
+LiveSitemapReader = Callable[
+    [Fetcher, Scope, bytes | None, Callable[[str], str], Callable[[str], bool] | None],
+    Awaitable[LiveSitemap]]
+
+
+async def crawl(
+    config: CrawlConfig,
+    *,
+    on_record: ProgressCallback | None = None,
+    live_sitemap: LiveSitemapReader | None = None,
+) -> CrawlResult:
+    """Crawl the site ``config`` describes. Raises :class:`StartUrlError` and
+    :class:`~crawler.store.state.StateError` (a :class:`ConfigError`) only.
+
+    ``live_sitemap`` (the audit's reader, ``crawler.audit.live_sitemap``, which
+    the CLI hands in: XML is not the crawler's business) reads the site's live
+    sitemaps once the links are exhausted, and the in-scope URLs they list that
+    no link reached are fetched as orphans."""
+    normalized = normalize_url(config.start_url)
+    assert normalized is not None  # CrawlConfig validated it
+    filters = config.filters()
+    start = filters.clean(normalized)
+    scope = Scope.for_start(start, config.prefix)
+    if not scope.contains(start):
+        raise StartUrlError(f"start URL {start} is outside the scope {scope.root} (see --prefix)")
+    result = CrawlResult(start_url=start)
+    # Past a threshold records and skipped URLs live on disk: peak memory stops
+    # growing with the site (crawler.store.record_store, crawler.store.skipped_store).
+    result.records = RecordStore()  # type: ignore[assignment]
+    result.skipped = SkippedStore()  # type: ignore[assignment]
+    result.stats.started = anyio.current_time()
+    # tldextract parses its suffix list on first use (~90 ms): here, before any
+    # request is in flight, rather than on the loop when the first external link shows.
+    registered_domain(host_of(start))
+    state = CrawlState(Path(config.state_path), scope.root) if config.state_path else None
+    try:
+        point = (state.begin(resume=config.resume, settings=config.run_settings())
+                 if state else None)
+        async with Fetcher(config) as fetcher:
+            policy = await _load_robots(fetcher, scope, config, result)
+            _check_start(start, scope, policy, result)
+            delay = policy.crawl_delay()
+            if delay:
+                result.crawl_delay_asked = delay
+                result.crawl_delay_used = min(delay, config.max_crawl_delay)
+                fetcher.gate.raise_interval(result.crawl_delay_used)
+            async with _page_source(config, fetcher, filters.clean) as pages:
+                coordinator = _Coordinator(config, scope, policy, fetcher, result, on_record, state,
+                                           filters, pages)
+                if point is not None and (point.records or point.queue):
+                    coordinator.restore(point)
+                else:
+                    await coordinator.seed(Job(start, 0))
+                try:
+                    await coordinator.run()
+                    if live_sitemap is not None:
+                        live = await live_sitemap(
+                            fetcher, scope, result.robots_txt, filters.clean,
+                            coordinator.scrub.carries if coordinator.scrub else None)
+                        result.live_sitemap = live
+                        coordinator.offer_orphans(live)
+                        await coordinator.run()
+                except BaseExceptionGroup as group:
+                    # anyio wraps what the coordinator raised; a failure of ours (the state
+                    # file cannot be written) reaches the CLI as itself, for its exit code.
+                    ours, _rest = group.split(CrawlerError)
+                    if ours is not None and len(ours.exceptions) == len(group.exceptions) == 1:
+                        raise ours.exceptions[0] from None
+                    raise
+                if isinstance(pages, WorkerPool):
+                    result.workers_lost = list(pages.lost)
+        if state is not None:
+            state.finish()
+    finally:
+        if state is not None:
+            state.close()
+    result.elapsed = anyio.current_time() - result.stats.started
+    return result
+
+
+@asynccontextmanager
+async def _page_source(config: CrawlConfig, fetcher: Fetcher,
+                       clean: Callable[[str], str]) -> AsyncIterator[PageFetcher | WorkerPool]:
+    """Who fetches and reads the pages: this process, or ``--workers`` processes."""
+    if config.workers > 1:
+        async with worker_pool(config, config.workers, fetcher) as pool:
+            yield pool
+    else:
+        async with PageFetcher(config, fetcher, clean) as pages:
+            yield pages
+
+
+def _check_start(start: str, scope: Scope, policy: RobotsPolicy, result: CrawlResult) -> None:
+    if result.robots_error is not None:
+        raise StartUrlError(
+            f"{scope.origin} is unreachable: {result.robots_error} (fetching /robots.txt)")
+    if not policy.allows(start):
+        why = (
+            f"robots.txt could not be fetched (status {result.robots_status or 'none'}), "
+            "which RFC 9309 treats as 'disallow everything'"
+            if policy.mode is RobotsMode.DISALLOW_ALL
+            else "robots.txt disallows it for our user-agent"
+        )
+        raise StartUrlError(f"start URL {start} is not allowed: {why} (--ignore-robots)")
+
+
+async def _load_robots(
+    fetcher: Fetcher, scope: Scope, config: CrawlConfig, result: CrawlResult
+) -> RobotsPolicy:
+    """Fetch ``/robots.txt``, following up to 5 redirects wherever they lead (RFC 9309
+    §2.3.1.2), and keep it whole for republishing beside the sitemaps.
+
+    With ``--ignore-robots`` it is still read, for that copy only: ignoring the
+    rules changes what we fetch, never the rules the site publishes."""
+    token = config.robots_token
+    url = scope.origin + "/robots.txt"
+    for _ in range(ROBOTS_MAX_REDIRECTS + 1):
+        answer = await fetcher.fetch(
+            url, want_body=lambda status, _type: 200 <= status < 300,
+            max_bytes=ROBOTS_KEPT_BYTES + 1, truncate=True)
+        result.robots_status = answer.status
+        if answer.status in (301, 302, 303, 307, 308):
+            target = resolve_link(url, answer.location or "")
+            if target is None:
+                break  # nowhere to go: unavailable, like a 4xx
+            url = target
+            continue
+        if answer.status is not None and 200 <= answer.status < 300:
+            body = answer.body or b""
+            if len(body) > ROBOTS_KEPT_BYTES:
+                result.robots_txt_withheld = (
+                    f"the site's robots.txt is larger than {ROBOTS_KEPT_BYTES // 2**20} MiB, "
+                    "too large to republish whole")
+            else:
+                result.robots_txt = body
+        elif answer.status is None or answer.status >= 500:
+            error = answer.error.value if answer.error else "no answer"
+            why = (f"answered {answer.status}" if answer.status is not None
+                   else f"could not be fetched ({error})")
+            result.robots_txt_withheld = f"the site's robots.txt {why}"
+            if answer.status is None and not config.ignore_robots:
+                result.robots_error = error
+        if config.ignore_robots:
+            return allow_all(token)
+        return policy_from_response(answer.status, answer.body, token)
+    return allow_all(token)
+
+
+class _Coordinator:
+    """Owner of the frontier, the seen set, the counters and the state of one crawl."""
+
+    def __init__(
+        self,
+        config: CrawlConfig,
+        scope: Scope,
+        policy: RobotsPolicy,
+        fetcher: Fetcher,
+        result: CrawlResult,
+        on_record: ProgressCallback | None,
+        state: CrawlState | None,
+        filters: UrlFilters | None = None,
+        pages: PageFetcher | WorkerPool | None = None,
+    ) -> None:
+        self.config = config
+        self.filters = filters or UrlFilters()
+        self.clean = self.filters.clean
+        self.scope = scope
+        self.policy = policy
+        self.fetcher = fetcher
+        self.result = result
+        self.on_record = on_record
+        self.state = state
+        self.run_time = datetime.now(UTC).replace(microsecond=0)
+        self.outside = OutsideLinks()
+        if config.audit:
+            result.referrers = Referrers()
+        # fetches and reads pages: here, or in worker processes (--workers)
+        self.pages = pages if pages is not None else PageFetcher(config, fetcher, self.clean)
+        self._origins: dict[str, Verdict] = {}
+        # the credentials given, looked for in what the site sends back (engine.secret_scrub)
+        scrub = SecretScrub(config.credentials)
+        self.scrub = scrub if scrub else None
+        self._secret_urls: set[str] = set()  # skipped once each, shown redacted
+        # fetching the live sitemap's orphans: judged and reported, never followed,
+        # never listed, never kept in the state (the next run starts from the links)
+        self.orphan_phase = False
+        if state is not None:  # the sketches are committed with the pages that fed them
+            state.extra_meta = lambda: {"outside": self.outside.dump()}
+        self.frontier = Frontier(
+            max_depth=config.max_depth,
+            max_pages=config.max_pages,
+            max_query_variants=config.max_query_variants,
+            max_redirects=config.max_redirects,
+        )
+
+    async def seed(self, job: Job) -> None:
+        """Fetch the start URL alone first: if it is unreachable, nothing else is tried."""
+        self.frontier.restore(job.url, fetched=True)
+        outcome = await self.fetch(self._with_validators(job))
+        if outcome.record.status is None:
+            error = outcome.record.error
+            raise StartUrlError(
+                f"start URL {job.url} is unreachable: {error.value if error else 'no answer'}")
+        if outcome.record.status == UNAUTHORIZED:
+            raise StartUrlError(f"start URL {job.url} answered 401 Unauthorized: " + (
+                "the credentials given were refused (check --auth, --auth-env, --header "
+                "and --cookie)" if self.config.credentials else
+                "the site wants a login; give it with --auth USER:PASSWORD or --auth-env VAR "
+                "(or --header / --cookie)"))
+        self.accept(job, outcome)
+
+    def restore(self, point: ResumePoint) -> None:
+        """Continue an interrupted run from what the state kept of it."""
+        for record in point.records:
+            self.frontier.restore(record.url, fetched=True)
+            self._keep_unlisted(record)
+            self._count(record)
+            if self.result.referrers is not None and self.state is not None:
+                # who linked where before the interruption, from what the state kept
+                stored = self.state.previous(record.url)
+                if stored is not None:
+                    self._refer(len(self.result.records) - 1, stored.links, stored.anchors)
+        self.outside.load(point.outside)
+        for item in point.skipped:
+            if item.reason in OUTSIDE:
+                self.outside.restore(item)
+            else:
+                self.frontier.restore(item.url)
+            self.result.skipped.append(item)
+            self.result.stats.skipped += 1
+        for job in point.queue:
+            self.frontier.restore(job.url, job=job)
+
+    async def fetch(self, job: Job) -> PageOutcome:
+        return await self.pages.fetch(job)
+
+    def offer_orphans(self, live: LiveSitemap) -> None:
+        """Queue the in-scope URLs of the live sitemap that no link reached, within the
+        crawl's limits (robots.txt, filters, --max-pages); note them in ``live``."""
+        self.orphan_phase = True
+        contains, seen = self.scope.contains, self.frontier.seen
+        for url in live.entries:
+            if not contains(url):
+                live.outside_crawl += 1
+            elif not seen(url):
+                if len(live.orphans) >= self.config.max_orphans:
+                    live.orphans_unchecked += 1  # what a site claims is not ours to fetch
+                    continue
+                live.orphans.append(url)
+                self.consider(url, 0)
+
+    def _with_validators(self, job: Job) -> Job:
+        if self.state is None:
+            return job
+        validators = self.state.validators(job.url, images=self.config.images)
+        return replace(job, validators=tuple(validators.items())) if validators else job
+
+    def consider(self, url: str, depth: int, hops: int = 0, chain: tuple[str, ...] = ()) -> None:
+        """Queue a URL found by the crawl, or record why it is not fetched."""
+        frontier = self.frontier
+        url = self.clean(url)
+        if self.scrub is not None and self.scrub.carries(url):
+            self._skip_secret(url, depth)
+            return
+        if not self.scope.contains(url):
+            # Never requested, so never in the seen set: counted and sampled, in kilobytes.
+            item = self.outside.add(url, depth, self._classify_outside(url))
+            if item is not None:
+                self._skip(item)
+            return
+        if not frontier.first_sight(url):
+            return
+        job = Job(url, depth, hops, chain)
+        if (reason := self.filters.refusal(url, self.result.start_url)) is not None:
+            pass
+        elif not self.policy.allows(url):
+            reason = Verdict.DISALLOWED
+        else:
+            reason = frontier.offer(job)
+        if reason is None:
+            if self.state is not None and not self.orphan_phase:
+                self.state.enqueue(job)
+            return
+        self._skip(SkippedUrl(url, depth, reason))
+
+    def _classify_outside(self, url: str) -> Verdict:
+        """Why an out-of-scope URL is not crawled; depends on its origin alone."""
+        origin = origin_of(url)
+        verdict = self._origins.get(origin)
+        if verdict is None:
+            if len(self._origins) >= ORIGINS_CACHED:
+                self._origins.clear()
+            verdict = self._origins[origin] = self.scope.classify_outside(url)
+        return verdict
+
+    def _skip(self, item: SkippedUrl) -> None:
+        self.result.skipped.append(item)
+        self.result.stats.skipped += 1
+        if self.state is not None and not self.orphan_phase:
+            self.state.skip(item)
+
+    def _skip_secret(self, url: str, depth: int) -> None:
+        """A URL that carries a credential: never fetched, listed or stored as it is."""
+        assert self.scrub is not None
+        shown = self.scrub.redact(url)
+        if shown not in self._secret_urls:
+            self._secret_urls.add(shown)
+            self._skip(SkippedUrl(shown, depth, Verdict.SECRET_IN_URL))
+
+    def _scrub(self, outcome: PageOutcome) -> None:
+        """Take the user's secrets out of what a page sent back, before anything is
+        kept: links carrying one are skipped, texts and targets redacted."""
+        scrub, record = self.scrub, outcome.record
+        assert scrub is not None
+        carried = [link for link in outcome.links if scrub.carries(link)]
+        if carried:
+            gone = set(carried)
+            outcome.links = [link for link in outcome.links if link not in gone]
+            for link in carried:
+                self._skip_secret(link, record.depth + 1)
+        outcome.anchors = {link: scrub.redact(text) for link, text in outcome.anchors.items()
+                           if not scrub.carries(link)}
+        for name in ("title", "detail", "canonical", "redirect_to", "refresh_to"):
+            value = getattr(record, name)
+            if value is not None and scrub.carries(value):
+                setattr(record, name, scrub.redact(value))
+        record.alternates = tuple(pair for pair in record.alternates
+                                  if not scrub.carries(pair[1]))
+        if record.images:
+            record.images = tuple(image for image in record.images if not scrub.carries(image))
+
+    def accept(self, job: Job, outcome: PageOutcome) -> None:
+        if self.scrub is not None:
+            self._scrub(outcome)
+        if self.config.compare_sitemap is not None:
+            outcome.record.last_modified = parse_http_date(outcome.last_modified)
+        if self.orphan_phase:
+            self._accept_orphan(outcome.record)
+            return
+        record = outcome.record
+        chain = (*job.chain, job.url)
+        if record.verdict in (Verdict.REDIRECT, Verdict.REFRESH) and (
+                record.redirect_to in chain or record.refresh_to in chain):
+            record.verdict = Verdict.REDIRECT_LOOP
+        if self.state is not None:
+            outcome, reused = remember(self.state, job, outcome, self.config.lastmod,
+                                       self.run_time, every_link=self.config.audit)
+            self.result.stats.not_modified += reused
+        else:
+            record = outcome.record
+            record.lastmod = choose_lastmod(self.config.lastmod, record.lastmod, None)
+        record = outcome.record
+        record.fingerprint = outcome.content_hash
+        self._keep_unlisted(record)
+        self._count(record)
+        if self.result.referrers is not None:
+            self._refer(len(self.result.records) - 1, outcome.links, outcome.anchors)
+        for target in outcome.siblings:
+            if target in (record.redirect_to, record.refresh_to):
+                self.consider(target, job.depth, job.hops + 1, chain)
+            else:
+                self.consider(target, job.depth)
+        for link in outcome.links:
+            self.consider(link, job.depth + 1)
+        if self.config.hreflang:
+            # Declared language versions are crawled like links, so the sitemap can
+            # name them only if they are real, listed pages (out of scope: never).
+            for _code, alternate in record.alternates:
+                self.consider(alternate, job.depth + 1)
+        self.result.stats.queued = len(self.frontier)
+        if self.state is not None:
+            self.state.checkpoint()  # the page and what it queued: one transaction
+        if self.on_record is not None:
+            self.on_record(record, self.result)
+
+    def _refer(self, page: int, links: list[str], anchors: dict[str, str]) -> None:
+        referrers, contains, clean = self.result.referrers, self.scope.contains, self.clean
+        assert referrers is not None
+        for link in links:
+            cleaned = clean(link)
+            if contains(cleaned):
+                referrers.add(cleaned, page, anchors.get(link))
+
+    def _accept_orphan(self, record: PageRecord) -> None:
+        """An orphan is what it is (a 404, a redirect, noindex…) but never listed: the
+        sitemap is what links reach. Its own links are not followed."""
+        record.lastmod = choose_lastmod(self.config.lastmod, record.lastmod, None)
+        if record.verdict is Verdict.LISTED:
+            record.verdict = Verdict.ORPHAN
+        self._count(record)
+        if self.on_record is not None:
+            self.on_record(record, self.result)
+
+    def _keep_unlisted(self, record: PageRecord) -> None:
+        """--no-list: an indexable page that stays out of the sitemap; and the page's
+        same-origin images robots.txt disallows stay out of it. Applied after the
+        state has stored the page, so the state keeps what the page is."""
+        if record.verdict is Verdict.LISTED and self.filters.unlisted(record.url):
+            record.verdict = Verdict.NO_LIST
+        if record.images:
+            origin = self.scope.origin
+            record.images = tuple(image for image in record.images
+                                  if not image.startswith(origin + "/")
+                                  or self.policy.allows(image))
+
+    def _count(self, record: PageRecord) -> None:
+        stats = self.result.stats
+        self.result.records.append(record)
+        stats.fetched += 1
+        if record.verdict is Verdict.LISTED:
+            stats.listed += 1
+        elif record.verdict is Verdict.ERROR:
+            stats.errors += 1
+
+    async def run(self) -> None:
+        """Fetch until the frontier is empty and nothing is in flight.
+
+        Each task takes the frontier's next job, fetches it and accepts its outcome
+        itself: the coordinator's steps are plain calls on one event loop, so they
+        never interleave, and no channel stands between a fetch and its accounting
+        (two memory streams cost four loop turns a page). A task that finds the
+        frontier empty while others are fetching parks until an outcome brings jobs.
+        """
+        # worker processes are kept a job ahead of their fetch tasks; their shares of
+        # --concurrency still bound the requests in flight
+        tasks = (self.config.concurrency * 2 if isinstance(self.pages, WorkerPool)
+                 else self.config.concurrency)
+        self._parked = 0
+        self._wakeup = anyio.Event()
+        async with anyio.create_task_group() as group:
+            for _ in range(tasks):
+                group.start_soon(self._fetch_loop)
+        for job in self.frontier.drain():
+            self._skip(SkippedUrl(job.url, job.depth, Verdict.MAX_PAGES))
+        self.result.outside = self.outside.counts()
+
+    async def _fetch_loop(self) -> None:
+        stats, frontier = self.result.stats, self.frontier
+        while True:
+            job = frontier.pop()
+            if job is None:
+                if stats.in_flight == 0:
+                    self._wake()  # the crawl is over: every parked task ends too
+                    return
+                self._parked += 1
+                await self._wakeup.wait()
+                self._parked -= 1
+                continue
+            stats.in_flight += 1
+            try:
+                outcome = await self.fetch(self._with_validators(job))
+            finally:
+                stats.in_flight -= 1
+            self.accept(job, outcome)
+            if self._parked and (frontier or stats.in_flight == 0):
+                self._wake()
+
+    def _wake(self) -> None:
+        self._wakeup.set()
+        self._wakeup = anyio.Event()

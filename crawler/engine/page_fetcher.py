@@ -1,0 +1,89 @@
+"""From a job to its page outcome: the requests one URL needs, then reading it.
+
+This is the whole of what a worker does, whether it is a task of the
+coordinator's own event loop or of a worker process (``crawler.engine.worker_pool``):
+it keeps no crawl-wide state, so running it in N processes changes nothing
+but where the CPU is spent.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Protocol
+
+from crawler.config import CrawlConfig
+from crawler.core.response import Response
+from crawler.engine.parse_sandbox import ParseSandbox
+from crawler.frontier.job import Job
+from crawler.page.read import PageOutcome, failed_page, read_page, wants_body
+from crawler.urls.documents import HEAD_REFUSED, content_types, extension
+
+
+class Fetches(Protocol):
+    """What a page fetcher needs of :class:`crawler.http.fetch.Fetcher`."""
+
+    async def fetch(self, url: str, **kwargs: object) -> Response: ...
+
+
+def _no_body(_status: int, _content_type: str | None) -> bool:
+    return False
+
+
+class PageFetcher:
+    """Fetches and reads the pages of one crawl with one :class:`Fetcher`.
+
+    Used as an async context manager, it reads pages in a :class:`ParseSandbox`
+    (a child process with a time and memory budget per page); outside one, in
+    this process (unit tests, and systems without ``fork``)."""
+
+    def __init__(self, config: CrawlConfig, fetcher: Fetches,
+                 clean: Callable[[str], str] | None = None) -> None:
+        self.config = config
+        self.fetcher = fetcher
+        self.clean = clean if clean is not None else config.filters().clean
+        self.ignoring = config.ignore_selectors if config.fingerprints else None
+        self.token = config.robots_token  # derived by a regex: once, not per page
+        self.documents = content_types(config.documents)
+        self.sandbox: ParseSandbox | None = None
+
+    async def __aenter__(self) -> PageFetcher:
+        if hasattr(os, "fork"):
+            self.sandbox = await ParseSandbox(self.read, self.config.max_parse_seconds
+                                              ).__aenter__()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self.sandbox is not None:
+            sandbox, self.sandbox = self.sandbox, None
+            await sandbox.__aexit__(*exc_info)
+
+    def read(self, response: Response, depth: int, now: datetime) -> PageOutcome:
+        """One answer into its outcome (in the sandbox's child, when there is one)."""
+        return read_page(response, depth, self.token, now, self.ignoring, self.clean,
+                         self.config.images, self.documents, self.config.audit,
+                         self.config.hreflang)
+
+    async def fetch(self, job: Job) -> PageOutcome:
+        fetch = self.fetcher.fetch
+        headers = job.validators or None
+        if self.documents and extension(job.url) in self.config.documents:
+            # judged from its headers alone: HEAD, or a GET left unread where HEAD is refused
+            response = await fetch(job.url, want_body=_no_body, method="HEAD", headers=headers)
+            if response.status in HEAD_REFUSED:  # closed after the headers, never read
+                response = await fetch(job.url, want_body=_no_body, drain=False,
+                                       headers=headers)
+            if wants_body(response.status or 0, response.content_type):
+                # an HTML page behind a document's name: read as the page it is
+                response = await fetch(job.url, want_body=wants_body, headers=headers)
+        else:
+            response = await fetch(job.url, want_body=wants_body, headers=headers)
+        now = datetime.now(UTC)
+        if self.sandbox is not None and response.body is not None:
+            # Off this process: a page lexbor takes seconds over cannot stall the loop.
+            return await self.sandbox.read(response, job.depth, now)
+        try:
+            return self.read(response, job.depth, now)
+        except Exception as exc:  # one page never ends the crawl: it is that page's error
+            return failed_page(response, job.depth, exc)

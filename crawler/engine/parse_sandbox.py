@@ -1,0 +1,279 @@
+"""Reading pages in a child process the crawl can stop: a CPU and memory budget per page.
+
+lexbor, like the HTML standard's tree builder it follows, is quadratic on some
+broken HTML that is common in the wild: 155 KB of unclosed ``<font>`` tags take
+7 s and 1.6 GB to parse, and the time and memory grow with the square of the
+page. A parse cannot be interrupted from Python, and a thread that runs one
+cannot be stopped, so pages are read in a child process forked from the crawling
+process (so it starts in milliseconds with everything imported), one at a time:
+
+* a page not read within ``--max-parse-seconds`` gets the child killed and is
+  recorded as ``parse-timeout`` with what its answer said (status, headers,
+  size), its links unread; the next pages go to a new child;
+* the child's address space is capped (:data:`MEMORY_HEADROOM` above what it
+  starts with), so a page that would take gigabytes fails alone;
+* the child dies with its parent (``PR_SET_PDEATHSIG``), ignores Ctrl-C (the
+  parent's to handle) and holds no descriptor but its socket, so a connection
+  the parent closes is closed.
+
+The crawling process meanwhile only waits on a socket: its event loop keeps
+serving every other request, and a signal is answered at once. Reading in
+another process also puts the parse on a second core.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import pickle
+import resource
+import signal
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from datetime import datetime
+from typing import Any
+
+import anyio
+from anyio.abc import TaskGroup, UNIXSocketStream
+from anyio.streams.buffered import BufferedByteReceiveStream
+
+from crawler.core.errors import ErrorKind
+from crawler.core.response import Response
+from crawler.page.read import PageOutcome, failed_page, unread_page
+from crawler.page.wire import outcome_in, outcome_out
+
+Reader = Callable[[Response, int, datetime], PageOutcome]
+LENGTH_BYTES = 4
+# room for the parser above what the child has when it starts: a 10 MB page of
+# ordinary HTML builds a DOM of a few hundred MB
+MEMORY_HEADROOM = 2 * 1024**3
+_RESPONSE_FIELDS = tuple(field.name for field in fields(Response))
+_PR_SET_PDEATHSIG = 1
+
+
+@dataclass(slots=True)
+class _Page:
+    """A page sent to the child, until its outcome is back."""
+
+    ticket: int
+    response: Response
+    depth: int
+    now: datetime
+    done: anyio.Event
+    outcome: PageOutcome | None = None
+    sent_to: int = 0  # the child (by generation) it was sent to
+
+
+class ParseSandbox:
+    """One child process reading pages in order; killed and replaced when a page
+    overruns its budget. Use it as an async context manager."""
+
+    def __init__(self, read: Reader, budget: float) -> None:
+        self._read = read  # inherited by the forked child, never pickled
+        self.budget = budget
+        self._pending: dict[int, _Page] = {}  # in the order sent, which the child keeps
+        self._tickets = 0
+        self._head_since = 0.0  # when the child began the oldest pending page
+        self._pid = 0
+        self._stream: UNIXSocketStream | None = None
+        self._receiver: BufferedByteReceiveStream | None = None
+        self._send_lock = anyio.Lock()
+        self._group: TaskGroup | None = None
+        self._killed: int | None = None  # the ticket whose overrun got the child killed
+        self._generation = 0  # children started so far
+        self.restarts = 0
+
+    async def __aenter__(self) -> ParseSandbox:
+        await self._spawn()
+        self._group = anyio.create_task_group()
+        await self._group.__aenter__()
+        self._group.start_soon(self._receive_loop)
+        self._group.start_soon(self._watch)
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        assert self._group is not None
+        self._group.cancel_scope.cancel()
+        try:
+            await self._group.__aexit__(None, None, None)
+        finally:
+            self._stop_child()
+
+    async def read(self, response: Response, depth: int, now: datetime) -> PageOutcome:
+        """The page's outcome, read in the child (or the reason it could not be)."""
+        self._tickets += 1
+        page = _Page(self._tickets, response, depth, now, anyio.Event())
+        if not self._pending:
+            self._head_since = time.monotonic()
+        self._pending[page.ticket] = page
+        try:
+            await self._send(page)
+            await page.done.wait()
+        finally:
+            self._pending.pop(page.ticket, None)
+        assert page.outcome is not None
+        return page.outcome
+
+    # -- the parent's side --------------------------------------------------------
+
+    async def _send(self, page: _Page) -> None:
+        async with self._send_lock:
+            await self._send_locked(page)
+
+    async def _send_locked(self, page: _Page) -> None:
+        if page.sent_to == self._generation or self._stream is None:
+            return  # sent to this child already (when it replaced the last one)
+        page.sent_to = self._generation
+        wire = tuple(getattr(page.response, name) for name in _RESPONSE_FIELDS)
+        data = pickle.dumps((page.ticket, wire, page.depth, page.now),
+                            protocol=pickle.HIGHEST_PROTOCOL)
+        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError,
+                                 OSError):  # the child died: the receive loop replaces it
+            await self._stream.send(len(data).to_bytes(LENGTH_BYTES, "big") + data)
+
+    async def _receive_loop(self) -> None:
+        while True:
+            answer = await self._receive()
+            if answer is None:  # the child died: killed for an overrun, or crashed
+                await self._replace_child()
+                continue
+            ticket, wire = answer
+            page = self._pending.get(ticket)
+            if page is not None:
+                page.outcome = outcome_in(wire)
+                del self._pending[ticket]
+                page.done.set()
+            self._head_since = time.monotonic()
+
+    async def _receive(self) -> tuple[int, Any] | None:
+        receiver = self._receiver
+        assert receiver is not None
+        try:
+            size = int.from_bytes(await receiver.receive_exactly(LENGTH_BYTES), "big")
+            answer: tuple[int, Any] = pickle.loads(await receiver.receive_exactly(size))
+        except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError,
+                anyio.ClosedResourceError, ConnectionError):
+            return None
+        return answer
+
+    async def _watch(self) -> None:
+        """Kill the child when the page it is reading overruns the budget."""
+        while True:
+            if not self._pending:
+                await anyio.sleep(self.budget / 4)
+                continue
+            head = next(iter(self._pending))
+            left = self._head_since + self.budget - time.monotonic()
+            if left > 0:
+                await anyio.sleep(min(left, self.budget / 4) + 0.001)
+                continue
+            if self._pending and next(iter(self._pending)) == head and self._killed is None:
+                self._killed = head
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(self._pid, signal.SIGKILL)
+            await anyio.sleep(0.01)
+
+    async def _replace_child(self) -> None:
+        """The child is gone: its page fails, a new child gets the pages still waiting."""
+        killed, self._killed = self._killed, None
+        async with self._send_lock:
+            self._stop_child()
+            if self._pending:
+                ticket = next(iter(self._pending))
+                page = self._pending.pop(ticket)
+                page.outcome = _overrun(page, self.budget) if killed == ticket else (
+                    failed_page(page.response, page.depth,
+                                RuntimeError("the parser process died reading this page")))
+                page.done.set()
+            self.restarts += 1
+            await self._spawn()
+            self._head_since = time.monotonic()
+            for page in list(self._pending.values()):
+                await self._send_locked(page)
+
+    async def _spawn(self) -> None:
+        ours, theirs = socket.socketpair()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns
+            ours.close()
+            _child(theirs, self._read)
+        theirs.close()
+        self._pid = pid
+        self._generation += 1
+        self._stream = await UNIXSocketStream.from_socket(ours)
+        self._receiver = BufferedByteReceiveStream(self._stream)
+
+    def _stop_child(self) -> None:
+        if self._stream is not None:
+            with contextlib.suppress(OSError):
+                self._stream.extra(anyio.abc.SocketAttribute.raw_socket).close()
+            self._stream = None
+        if self._pid:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self._pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self._pid, 0)
+            self._pid = 0
+
+
+def _overrun(page: _Page, budget: float) -> PageOutcome:
+    return unread_page(page.response, page.depth, ErrorKind.PARSE_TIMEOUT,
+                       f"not read within --max-parse-seconds {budget:g}")
+
+
+# -- the child's side ---------------------------------------------------------------
+
+
+def _child(sock: socket.socket, read: Reader) -> None:
+    """Read pages from ``sock`` until it closes; never returns to the caller's code."""
+    code = 0
+    try:
+        _become_child(sock)
+        stream = sock.makefile("rb")
+        while True:
+            head = stream.read(LENGTH_BYTES)
+            if len(head) < LENGTH_BYTES:
+                break
+            ticket, wire, depth, now = pickle.loads(stream.read(int.from_bytes(head, "big")))
+            response = Response(*wire)
+            try:
+                outcome = read(response, depth, now)
+            except MemoryError:
+                outcome = unread_page(response, depth, ErrorKind.PARSE_TIMEOUT,
+                                      "the page needed more memory than the parser may use")
+            except Exception as exc:  # one page never ends the crawl
+                outcome = failed_page(response, depth, exc)
+            data = pickle.dumps((ticket, outcome_out(outcome)), protocol=pickle.HIGHEST_PROTOCOL)
+            sock.sendall(len(data).to_bytes(LENGTH_BYTES, "big") + data)
+    except BaseException:
+        code = 1
+    finally:
+        os._exit(code)
+
+
+def _become_child(sock: socket.socket) -> None:
+    """Die with the parent, leave signals to it, keep no descriptor but ``sock``,
+    and cap the address space."""
+    parent = os.getppid()
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(0)
+    with contextlib.suppress(ValueError):
+        signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    keep = sock.fileno()
+    os.closerange(3, keep)
+    os.closerange(keep + 1, 1 << 16)
+    with contextlib.suppress(OSError, ValueError):
+        used = _address_space()
+        resource.setrlimit(resource.RLIMIT_AS, (used + MEMORY_HEADROOM, resource.RLIM_INFINITY))
+
+
+def _address_space() -> int:
+    with open("/proc/self/statm") as handle:
+        return int(handle.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")

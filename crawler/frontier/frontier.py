@@ -1,0 +1,127 @@
+"""The crawl's to-do list: FIFO order, each URL once, and the budgets — sync and pure.
+
+Breadth-first order is what makes ``--max-depth`` and ``--max-pages`` keep the
+pages closest to the start, which are the ones a site cares most about. The
+trap guards here are cheap string tests that stop the classic infinite spaces
+(calendars, session IDs in paths, relative-link loops) before they cost a
+request.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from crawler.config import MAX_SEGMENT_REPEATS, MAX_URL_LENGTH, memory_limit
+from crawler.core.records import Verdict
+from crawler.frontier.job import Job
+from crawler.frontier.job_queue import JobQueue
+
+# URLs remembered by their text; past this many, by 60 bits of their hash only
+# (a 32-byte int instead of a ~110-byte string; 60 bits, not 64, keep the int
+# one size class smaller). That two URLs of one crawl share such a hash has odds
+# of about 1 in 2 million at a million hashed URLs (n² ÷ 2^61).
+URLS_KEPT_EXACTLY = 100_000
+_HASH_BITS = (1 << 60) - 1
+
+
+def trap_reason(url: str, path: str) -> Verdict | None:
+    """Why a URL looks like a crawler trap, judged from its text alone."""
+    if len(url) > MAX_URL_LENGTH:
+        return Verdict.URL_TOO_LONG
+    segments = [segment for segment in path.split("/") if segment]
+    if len(segments) > MAX_SEGMENT_REPEATS:
+        counts = Counter(segments)
+        if counts.most_common(1)[0][1] > MAX_SEGMENT_REPEATS:
+            return Verdict.REPEATED_SEGMENT
+    return None
+
+
+class Frontier:
+    """Queue, seen set and budgets of one crawl."""
+
+    def __init__(
+        self,
+        *,
+        max_depth: int | None = None,
+        max_pages: int | None = None,
+        max_query_variants: int = 1000,
+        max_redirects: int = 10,
+    ) -> None:
+        self._queue = JobQueue()
+        self._seen: set[str] = set()
+        self._hashed: set[int] = set()
+        self._exact_limit = memory_limit("URLS_KEPT_EXACTLY", URLS_KEPT_EXACTLY)
+        self._query_variants: Counter[str] = Counter()
+        self._max_depth = max_depth
+        self._max_pages = max_pages
+        self._max_query_variants = max_query_variants
+        self._max_redirects = max_redirects
+        self.issued = 0
+
+    def __len__(self) -> int:
+        return len(self._queue)
+
+    def seen(self, url: str) -> bool:
+        return url in self._seen or (
+            bool(self._hashed) and (hash(url) & _HASH_BITS) in self._hashed)
+
+    def first_sight(self, url: str) -> bool:
+        """Record ``url`` as seen; ``False`` if it was seen before."""
+        if url in self._seen:
+            return False
+        if self._hashed or len(self._seen) >= self._exact_limit:
+            key = hash(url) & _HASH_BITS
+            if key in self._hashed:
+                return False
+            self._hashed.add(key)
+            return True
+        self._seen.add(url)
+        return True
+
+    def offer(self, job: Job) -> Verdict | None:
+        """Queue ``job`` unless a budget or trap guard refuses it; return the refusal."""
+        base, qmark, _ = job.url.partition("?")
+        reason = trap_reason(job.url, base.partition("://")[2].partition("/")[2])
+        if reason is not None:
+            return reason
+        if self._max_depth is not None and job.depth > self._max_depth:
+            return Verdict.MAX_DEPTH
+        if job.hops > self._max_redirects:
+            return Verdict.REDIRECT_LIMIT
+        if qmark:
+            if self._query_variants[base] >= self._max_query_variants:
+                return Verdict.QUERY_VARIANTS
+            self._query_variants[base] += 1
+        self._queue.append(job)
+        return None
+
+    def restore(self, url: str, *, job: Job | None = None, fetched: bool = False) -> None:
+        """Mark ``url`` seen without the checks ``offer`` makes: it passed them already.
+
+        Used for the start URL and to re-enter what an interrupted run had
+        fetched, skipped or queued (``--resume``).
+        """
+        self.first_sight(url)
+        base, qmark, _ = url.partition("?")
+        if qmark:
+            self._query_variants[base] += 1
+        if job is not None:
+            self._queue.append(job)
+        if fetched:
+            self.issued += 1
+
+    def pop(self) -> Job | None:
+        """The next job, or ``None`` when the queue is empty or the page budget spent."""
+        if not self._queue:
+            return None
+        if self._max_pages is not None and self.issued >= self._max_pages:
+            return None
+        self.issued += 1
+        return self._queue.popleft()
+
+    def drain(self) -> list[Job]:
+        """Jobs left unfetched (the page budget ran out); empties the queue."""
+        left = list(self._queue)
+        self._queue.clear()
+        self._queue.close()
+        return left

@@ -1,0 +1,194 @@
+"""From an HTTP answer to a :class:`PageRecord` and the URLs it leads to — pure.
+
+This is where "is this page indexable?" is decided (DESIGN.md, "Indexable"):
+final status 200, an HTML content type, no error, not noindex, no meta
+refresh away, and a canonical that is absent or the page's own URL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+
+from crawler.core.dates import trusted_lastmod
+from crawler.core.errors import ErrorKind
+from crawler.core.records import PageRecord, Verdict
+from crawler.core.response import Response
+from crawler.page.decode import decode_html
+from crawler.page.extract import alternates_from_link_headers, canonical_from_link_headers, extract
+from crawler.urls.normalize import resolve_link
+from crawler.urls.robots import header_directives
+
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+# hreflang alternates a page may keep: more than any site has languages and regions
+# to offer, and a page declaring 5,000 (300 of them cost 878 MB) is cut here.
+MAX_ALTERNATES = 300
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+
+
+def mime_type(content_type: str | None) -> str:
+    return (content_type or "").partition(";")[0].strip().lower()
+
+
+def wants_body(status: int, content_type: str | None) -> bool:
+    """Only 200 HTML answers are worth downloading."""
+    return status == 200 and mime_type(content_type) in HTML_TYPES
+
+
+@dataclass(slots=True)
+class PageOutcome:
+    """A record plus where the crawl may go next from it."""
+
+    record: PageRecord
+    links: list[str] = field(default_factory=list)
+    # redirect, refresh or canonical targets: same depth as the page
+    siblings: list[str] = field(default_factory=list)
+    # for the incremental state: validators and content fingerprint
+    etag: str | None = None
+    last_modified: str | None = None
+    content_hash: bytes | None = None
+    anchors: dict[str, str] = field(default_factory=dict)  # link -> anchor text (audits)
+
+
+def targets(record: PageRecord) -> list[str]:
+    """Where a page points besides its links: redirect, refresh, differing canonical."""
+    found = [url for url in (record.redirect_to, record.refresh_to) if url is not None]
+    if record.canonical is not None and record.canonical != record.url:
+        found.append(record.canonical)
+    return found
+
+
+def judge(record: PageRecord, documents: frozenset[str] = frozenset()) -> Verdict:
+    """Is this page listed in the sitemap, and if not, why? ``documents``: the
+    content types (``--documents``) listed like pages."""
+    if record.error is not None:
+        return Verdict.ERROR
+    if record.status in REDIRECT_STATUSES:
+        return Verdict.REDIRECT
+    if record.status != 200:
+        return Verdict.NOT_OK
+    mime = mime_type(record.content_type)
+    if mime not in HTML_TYPES and mime not in documents:
+        return Verdict.NOT_HTML
+    if record.refresh_to is not None:
+        return Verdict.REFRESH
+    if record.noindex:
+        return Verdict.NOINDEX
+    if record.canonical is not None and record.canonical != record.url:
+        return Verdict.CANONICALISED
+    return Verdict.LISTED
+
+
+def read_page(
+    response: Response,
+    depth: int,
+    token: str,
+    now: datetime,
+    fingerprint_ignoring: tuple[str, ...] | None = None,
+    clean: Callable[[str], str] | None = None,
+    images: bool = False,
+    documents: frozenset[str] = frozenset(),
+    anchors: bool = False,
+    hreflang: bool = True,
+) -> PageOutcome:
+    """Turn one fetched URL into its record and onward URLs.
+
+    ``hreflang`` keeps the page's declared alternates (up to :data:`MAX_ALTERNATES`,
+    the rest counted); without it none are kept.
+
+    ``fingerprint_ignoring`` (CSS selectors) asks for a content fingerprint.
+    ``clean`` (``--strip-param``) respells redirect, refresh and canonical
+    targets before the page is judged, so ``?utm_source=`` on a canonical does
+    not make a page look canonicalised elsewhere.
+    """
+    url = response.url
+    record = PageRecord(
+        url=url,
+        depth=depth,
+        status=response.status,
+        content_type=response.content_type,
+        error=response.error,
+        elapsed=response.elapsed,
+        attempts=response.attempts,
+    )
+    outcome = PageOutcome(record, etag=response.etag, last_modified=response.last_modified)
+    record.bytes = len(response.body) if response.body is not None else response.length
+    if response.error is None and response.status is not None:
+        header = header_directives(response.x_robots_tag, token)
+        record.noindex, record.nofollow = header.noindex, header.nofollow
+        record.lastmod = trusted_lastmod(response.last_modified, now)
+        if response.status in REDIRECT_STATUSES:
+            location = (response.location or "").strip()
+            target = resolve_link(url, location) if location else None
+            if target is None:
+                record.error = ErrorKind.BAD_REDIRECT
+            else:
+                record.redirect_to = target
+        elif response.body is not None:
+            _read_html(response, token, outcome, fingerprint_ignoring, images, anchors,
+                       hreflang)
+        elif mime_type(response.content_type) in documents:
+            # a PDF can name its canonical only in a header (Google reads it there)
+            record.canonical = canonical_from_link_headers(response.link, url)
+    if clean is not None:
+        for name in ("redirect_to", "refresh_to", "canonical"):
+            value = getattr(record, name)
+            if value is not None:
+                setattr(record, name, clean(value))
+        record.alternates = tuple((code, clean(url)) for code, url in record.alternates)
+    record.verdict = judge(record, documents)
+    outcome.siblings = targets(record)
+    return outcome
+
+
+def unread_page(response: Response, depth: int, error: ErrorKind, detail: str) -> PageOutcome:
+    """The record of a page whose body could not be read: what its answer's status
+    and headers say (X-Robots-Tag, Last-Modified, size), an error, and no links."""
+    headers_only = replace(response, body=None)
+    outcome = read_page(headers_only, depth, "", datetime.now(UTC))
+    record = outcome.record
+    record.bytes = len(response.body) if response.body is not None else response.length
+    record.error, record.detail, record.verdict = error, detail, Verdict.ERROR
+    outcome.siblings = []
+    return outcome
+
+
+def failed_page(response: Response, depth: int, exc: Exception) -> PageOutcome:
+    """The record of a page whose reading raised: an error of that page only."""
+    record = PageRecord(url=response.url, depth=depth, status=response.status,
+                        content_type=response.content_type, error=ErrorKind.INTERNAL,
+                        elapsed=response.elapsed, attempts=response.attempts,
+                        detail=f"{type(exc).__name__}: {exc}"[:300])
+    return PageOutcome(record)
+
+
+def _read_html(
+    response: Response, token: str, outcome: PageOutcome, ignoring: tuple[str, ...] | None,
+    images: bool = False,
+    anchors: bool = False,
+    hreflang: bool = True,
+) -> None:
+    record = outcome.record
+    html = decode_html(response.body or b"", response.content_type)
+    facts = extract(html, record.url, token, fingerprint_ignoring=ignoring, images=images,
+                    anchors=anchors)
+    record.title = facts.title
+    record.fingerprint = facts.content_hash
+    outcome.anchors = facts.anchors
+    if hreflang:
+        declared = tuple(dict.fromkeys(
+            (code, url) for code, url in facts.alternates
+            + alternates_from_link_headers(response.link, record.url) if url is not None))
+        record.alternates = declared[:MAX_ALTERNATES]
+        record.alternates_dropped = len(declared) - len(record.alternates)
+    if images:
+        record.images = tuple(facts.images)
+    outcome.content_hash = facts.content_hash
+    record.noindex = record.noindex or facts.directives.noindex
+    record.nofollow = record.nofollow or facts.directives.nofollow
+    record.canonical = facts.canonical or canonical_from_link_headers(response.link, record.url)
+    record.refresh_to = facts.refresh_to
+    record.links_found = len(facts.links)
+    if not record.nofollow:
+        outcome.links = facts.links

@@ -1,0 +1,603 @@
+"""The incremental-crawl store: what the last runs learnt, in one SQLite file.
+
+Per URL it keeps the validators (ETag, Last-Modified) for conditional
+requests, the content fingerprint and when it last changed (the honest
+lastmod of sites that send no Last-Modified), the page's verdict facts and its
+outlinks, so a ``304 Not Modified`` can stand in for the page without
+re-downloading or re-parsing it. Outlinks are stored as zlib-packed arrays of
+URL ids, about 100 bytes a page, so a million-page site fits.
+
+The store is written as the crawl goes — the queue, each finished page, each
+skipped URL — one transaction per batch of whole pages (WAL mode): a page,
+its outlinks and the URLs it queued or skipped are committed together or not
+at all, so a run killed at any instant can be continued with ``--resume``
+from its last batch and ends as an uninterrupted run would. Only the
+coordinator task touches it; there is no concurrent writer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import sqlite3
+import time
+import zlib
+from array import array
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from crawler.core.errors import ConfigError, ErrorKind, StorageError
+from crawler.core.records import PageRecord, SkippedUrl, Verdict
+from crawler.frontier.job import Job
+from crawler.page.lastmod import median_interval
+
+# 1: the first; 2: each queued URL keeps its redirect chain (queue.chain);
+# 3: a page's hreflang alternates and images, and when its content was seen to
+#    change, its title and size (pages.alternates, .images, .changes, .title, .bytes)
+# 4: the anchor text of each outlink, for audits (pages.anchors)
+SCHEMA_VERSION = "4"
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_WHAT_TO_DO = "use --state with another file, or delete it to start afresh"
+BATCH_RECORDS = 500
+BATCH_SECONDS = 2.0
+FAR_IDS_CACHED = 1024
+# In-scope URL ids kept in memory; past this many the cache starts again (a miss
+# is one indexed SELECT), so a crawl of a million pages does not hold them all.
+IDS_CACHED = 200_000
+CHANGES_KEPT = 12
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS urls (id INTEGER PRIMARY KEY, url TEXT NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS pages (
+    url_id INTEGER PRIMARY KEY, run INTEGER NOT NULL, depth INTEGER NOT NULL,
+    status INTEGER, content_type TEXT, error TEXT, verdict TEXT NOT NULL,
+    etag TEXT, last_modified TEXT, lastmod INTEGER,
+    content_hash BLOB, hash_changed_at INTEGER,
+    canonical TEXT, redirect_to TEXT, refresh_to TEXT,
+    noindex INTEGER NOT NULL, nofollow INTEGER NOT NULL, links_found INTEGER NOT NULL,
+    outlinks BLOB, alternates TEXT, images TEXT, changes TEXT, title TEXT, bytes INTEGER,
+    anchors BLOB
+);
+CREATE TABLE IF NOT EXISTS skipped (
+    url_id INTEGER PRIMARY KEY, depth INTEGER NOT NULL, reason TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS queue (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, url_id INTEGER NOT NULL UNIQUE,
+    depth INTEGER NOT NULL, hops INTEGER NOT NULL, chain BLOB);
+"""
+# How a state file of each older schema is brought to the current one.
+# (the table it changes, if that table exists yet; the statements)
+_MIGRATIONS = {
+    "1": ("queue", ["ALTER TABLE queue ADD COLUMN chain BLOB"]),
+    "2": ("pages", ["ALTER TABLE pages ADD COLUMN alternates TEXT",
+                    "ALTER TABLE pages ADD COLUMN images TEXT",
+                    "ALTER TABLE pages ADD COLUMN changes TEXT",
+                    "ALTER TABLE pages ADD COLUMN title TEXT",
+                    "ALTER TABLE pages ADD COLUMN bytes INTEGER"]),
+    "3": ("pages", ["ALTER TABLE pages ADD COLUMN anchors BLOB"]),
+}
+
+
+class StateError(ConfigError):
+    """The state file cannot be used for this crawl (other scope, not a state file)."""
+
+
+@dataclass(slots=True)
+class StoredPage:
+    """What the store remembers of one URL from an earlier fetch."""
+
+    record: PageRecord
+    etag: str | None
+    last_modified: str | None
+    content_hash: bytes | None
+    hash_changed_at: datetime | None
+    links: list[str] = field(default_factory=list)
+    outlinks: bytes | None = None  # the packed ids ``links`` is decoded from
+    # when the content was seen to change (epoch seconds, the last CHANGES_KEPT)
+    changes: tuple[int, ...] = ()
+    # outlink -> its anchor text, kept by audits so a 304 or a resumed run still
+    # knows what the links said
+    anchors: dict[str, str] = field(default_factory=dict)
+
+
+T = TypeVar("T")
+
+
+class StoredRows(Generic[T]):
+    """Rows of the state file, read afresh on each iteration and never all held: an
+    interrupted crawl of a million pages resumes without loading them."""
+
+    def __init__(self, db: sqlite3.Connection, sql: str, params: tuple,
+                 make: Callable[[tuple], T]) -> None:
+        self._db, self._sql, self._params, self._make = db, sql, params, make
+
+    def __iter__(self) -> Iterator[T]:
+        cursor = self._db.cursor().execute(self._sql, self._params)
+        return (self._make(row) for row in cursor)
+
+    def __len__(self) -> int:
+        return self._db.execute(f"SELECT count(*) FROM ({self._sql})", self._params).fetchone()[0]
+
+    def __bool__(self) -> bool:
+        return self._db.execute(f"SELECT EXISTS ({self._sql})", self._params).fetchone()[0] == 1
+
+
+@dataclass(slots=True)
+class ResumePoint:
+    """An unfinished run: what it had done and what it still had queued."""
+
+    records: Iterable[PageRecord]
+    skipped: Iterable[SkippedUrl]
+    queue: Iterable[Job]
+    outside: str | None = None  # the out-of-scope sketches (crawler.frontier.outside)
+
+
+def _epoch(moment: datetime | None) -> int | None:
+    return int(moment.timestamp()) if moment is not None else None
+
+
+def _moment(epoch: int | None) -> datetime | None:
+    return datetime.fromtimestamp(epoch, UTC) if epoch is not None else None
+
+
+class CrawlState:
+    """One open state file, bound to one scope."""
+
+    def __init__(self, path: Path, scope_root: str) -> None:
+        self.path = path
+        self._lock = _hold(path)
+        try:
+            self._db = self._open(path, scope_root)
+        except BaseException:
+            os.close(self._lock)
+            raise
+        stored = dict(self._db.execute("SELECT key, value FROM meta"))
+        self.run = int(stored.get("run", "0"))
+        # "running": pages still to fetch; "crawled": all fetched, not yet published
+        # (a kill while writing the sitemaps); either is continued by --resume.
+        self._running = stored.get("run_state") in ("running", "crawled")
+        self._root = scope_root
+        # URL -> id for the scope's URLs; out-of-scope ones (a page may link 100,000)
+        # get a small cache of their own, cleared when full.
+        self._ids: dict[str, int] = {}
+        self._far_ids: dict[str, int] = {}
+        # more meta to commit with each batch (the coordinator's out-of-scope sketches)
+        self.extra_meta: Callable[[], dict[str, str]] | None = None
+        # Page rows read for a request's validators, kept until its answer is in.
+        self._rows: dict[str, tuple] = {}
+        # URL ids whose outlinks were already handed to the crawl this run.
+        self._handed: set[int] = set()
+        self._pending = 0
+        # Writes of a re-crawl's 304s and of finished pages' queue rows, sent to
+        # SQLite as one executemany per batch instead of two statements per page:
+        # on an all-304 re-crawl those statements were most of the state's cost.
+        self._touched: list[tuple] = []
+        self._queued: dict[int, tuple] = {}
+        self._dequeued: dict[int, None] = {}
+        self._skipped: list[tuple] = []
+        self._last_commit = time.monotonic()
+        self._db.execute("BEGIN")
+
+    @staticmethod
+    def _open(path: Path, scope_root: str) -> sqlite3.Connection:
+        """Check the file before anything is written to it: a damaged file, another
+        program's, a newer version's or another scope's is refused, never overwritten;
+        an older version's is migrated."""
+        def refuse(why: str) -> StateError:
+            return StateError(f"--state {path} {why}; {_WHAT_TO_DO}")
+
+        try:
+            with open(path, "rb") as handle:
+                head = handle.read(len(_SQLITE_MAGIC))
+        except OSError as exc:
+            raise refuse(f"cannot be read ({exc.strerror})") from None
+        if head and head != _SQLITE_MAGIC:
+            raise refuse("is not a sitemap-crawler state file (not SQLite)")
+        try:
+            db = sqlite3.connect(path, isolation_level=None)
+            if head:
+                if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+                    raise refuse("is damaged (truncated or corrupt)")
+                tables = {name for (name,) in db.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table'")}
+                if "meta" not in tables:
+                    raise refuse("is not a sitemap-crawler state file (no meta table)")
+                stored = dict(db.execute("SELECT key, value FROM meta"))
+                version = stored.get("version", "1")
+                if not version.isdigit() or int(version) > int(SCHEMA_VERSION):
+                    raise refuse(f"was written by a newer version of sitemap-crawler "
+                                 f"(schema {version}, this one reads {SCHEMA_VERSION})")
+                if stored.get("scope", scope_root) != scope_root:
+                    raise refuse(f"belongs to a crawl of {stored['scope']}, not {scope_root}")
+                for step in range(int(version), int(SCHEMA_VERSION)):
+                    table, statements = _MIGRATIONS[str(step)]
+                    if table in tables:
+                        for statement in statements:
+                            db.execute(statement)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(_SCHEMA)
+            db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                           (("scope", scope_root), ("version", SCHEMA_VERSION)))
+        except sqlite3.DatabaseError as exc:
+            if _storage_failure(exc):
+                raise StorageError(f"--state {path} cannot be written: {exc}") from None
+            raise refuse(f"is damaged ({exc})") from None
+        return db
+
+    # --- runs -------------------------------------------------------------------
+    def begin(self, *, resume: bool,
+              settings: dict[str, object] | None = None) -> ResumePoint | None:
+        """Start a run, or continue the unfinished one when ``resume`` is asked for.
+
+        ``settings`` (:meth:`CrawlConfig.run_settings`) are kept with the run: a resume
+        under others would finish another command's run, or one with other limits,
+        and publish it (an audit's 50 pages as the site's sitemap), so it is refused."""
+        packed = json.dumps(settings or {})
+        if resume and self._running:
+            stored = self._db.execute(
+                "SELECT value FROM meta WHERE key = 'settings'").fetchone()
+            kept = json.loads(stored[0]) if stored is not None else None
+            if kept is not None and kept != json.loads(packed):
+                raise StateError(_other_run(self.path, kept, json.loads(packed)))
+            return self._resume_point()
+        self.run += 1
+        self._write("DELETE FROM skipped")
+        self._write("DELETE FROM queue")
+        self._set(run=str(self.run), run_state="running", outside="{}", settings=packed)
+        self.commit()
+        return None
+
+    def finish(self) -> None:
+        """Every page is fetched: forget URLs the run no longer reached. The run is
+        complete once its sitemaps are published (:func:`mark_published`)."""
+        self._flush()
+        self._write("DELETE FROM pages WHERE run != ?", (self.run,))
+        self._write("DELETE FROM queue")
+        self._prune_urls()
+        self._set(run_state="crawled")
+        self.commit()
+
+    def _prune_urls(self) -> None:
+        """Forget URLs nothing of this run refers to (a page, a skipped URL, an outlink),
+        or the file would grow with every URL a site ever linked."""
+        self._write("CREATE TEMP TABLE IF NOT EXISTS kept (id INTEGER PRIMARY KEY)")
+        self._write("DELETE FROM kept")
+        self._write("INSERT OR IGNORE INTO kept SELECT url_id FROM pages")
+        self._write("INSERT OR IGNORE INTO kept SELECT url_id FROM skipped")
+        # Pages link the same URLs over and over (navigation): ids are de-duplicated
+        # in a bounded set before SQLite sees them, one insert per distinct id.
+        ids: set[int] = set()
+        packed_ids = array("I")
+        for (packed,) in self._db.execute("SELECT outlinks FROM pages WHERE outlinks IS NOT NULL"):
+            packed_ids.frombytes(zlib.decompress(packed))
+            ids.update(packed_ids)
+            del packed_ids[:]
+            if len(ids) >= 100_000:
+                self._write_many("INSERT OR IGNORE INTO kept VALUES (?)", ((i,) for i in ids))
+                ids.clear()
+        self._write_many("INSERT OR IGNORE INTO kept VALUES (?)", ((i,) for i in ids))
+        self._write("DELETE FROM urls WHERE id NOT IN (SELECT id FROM kept)")
+        self._write("DELETE FROM kept")
+        self._ids.clear()
+        self._far_ids.clear()
+
+    def close(self) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            self.commit()
+        self._db.close()
+        os.close(self._lock)
+
+    def _flush(self) -> None:
+        """Write what :meth:`touch` and :meth:`save` held back, inside the open
+        transaction, so a commit still takes a page with everything learnt from it."""
+        if self._queued:
+            self._write_many(
+                "INSERT OR REPLACE INTO queue (url_id, depth, hops, chain) VALUES (?, ?, ?, ?)",
+                self._queued.values())
+            self._queued.clear()
+        if self._skipped:
+            self._write_many(
+                "INSERT OR REPLACE INTO skipped (url_id, depth, reason) VALUES (?, ?, ?)",
+                self._skipped)
+            self._skipped.clear()
+        if self._touched:
+            self._write_many(
+                "UPDATE pages SET run = ?, depth = ?, etag = ?, last_modified = ? "
+                "WHERE url_id = ?", self._touched)
+            self._touched.clear()
+        if self._dequeued:
+            self._write_many("DELETE FROM queue WHERE url_id = ?",
+                             ((url_id,) for url_id in self._dequeued))
+            self._dequeued.clear()
+
+    def commit(self) -> None:
+        self._flush()
+        with self._writing():
+            if self.extra_meta is not None:
+                self._set(**self.extra_meta())
+            self._db.execute("COMMIT")
+            self._db.execute("BEGIN")
+        self._pending = 0
+        self._last_commit = time.monotonic()
+
+    def checkpoint(self) -> None:
+        """One page, and everything learnt from it, is written: commit if the batch is
+        full. Called only between pages, so that a page is never committed without
+        the URLs it queued or skipped — a kill at any instant loses whole pages only,
+        which a resume fetches again."""
+        self._pending += 1
+        if (self._pending >= BATCH_RECORDS
+                or time.monotonic() - self._last_commit >= BATCH_SECONDS):
+            self.commit()
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Every change happens in here: a write the disk refuses is a StorageError."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            if _storage_failure(exc):
+                raise StorageError(f"--state {self.path} cannot be written: {exc}") from None
+            raise
+
+    def _write(self, sql: str, params: tuple | list = ()) -> sqlite3.Cursor:
+        with self._writing():
+            return self._db.execute(sql, params)
+
+    def _write_many(self, sql: str, rows: Iterable[tuple]) -> None:
+        with self._writing():
+            self._db.executemany(sql, rows)
+
+    def _set(self, **values: str) -> None:
+        self._db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                             values.items())
+
+    # --- URLs as ids ----------------------------------------------------------------
+    def _cache(self, url: str) -> dict[str, int]:
+        if url.startswith(self._root):
+            if len(self._ids) >= IDS_CACHED:
+                self._ids.clear()
+            return self._ids
+        if len(self._far_ids) >= FAR_IDS_CACHED:
+            self._far_ids.clear()
+        return self._far_ids
+
+    def _id(self, url: str) -> int:
+        known = self._known_id(url)
+        if known is None:
+            known = self._cache(url)[url] = self._write(
+                "INSERT INTO urls (url) VALUES (?)", (url,)).lastrowid
+        return known
+
+    def _urls(self, ids: Iterable[int]) -> list[str]:
+        wanted = list(ids)
+        names: dict[int, str] = {}
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            names.update(self._db.execute(f"SELECT id, url FROM urls WHERE id IN ({marks})", chunk))
+        for url_id, url in names.items():
+            self._cache(url)[url] = url_id
+        return [names[url_id] for url_id in wanted if url_id in names]
+
+    def _known_id(self, url: str) -> int | None:
+        known = self._ids.get(url)
+        if known is None:
+            known = self._far_ids.get(url)
+        if known is None:
+            row = self._db.execute("SELECT id FROM urls WHERE url = ?", (url,)).fetchone()
+            if row is None:
+                return None
+            known = self._cache(url)[url] = row[0]
+        return known
+
+    def _row(self, url: str) -> tuple | None:
+        url_id = self._known_id(url)
+        if url_id is None:
+            return None
+        if url_id in self._dequeued:  # a page finished in this batch: its row as written
+            self._flush()
+        return self._db.execute("SELECT * FROM pages WHERE url_id = ?", (url_id,)).fetchone()
+
+    # --- the queue ------------------------------------------------------------------
+    def enqueue(self, job: Job) -> None:
+        chain = array("I", map(self._id, job.chain)).tobytes() if job.chain else None
+        url_id = self._id(job.url)
+        self._dequeued.pop(url_id, None)
+        self._queued[url_id] = (url_id, job.depth, job.hops, chain)
+
+    def _dequeue(self, url_id: int) -> None:
+        # A URL queued and fetched within one batch never reaches the table.
+        self._queued.pop(url_id, None)
+        self._dequeued[url_id] = None
+
+    def skip(self, item: SkippedUrl) -> None:
+        self._skipped.append((self._id(item.url), item.depth, item.reason.value))
+
+    # --- pages ----------------------------------------------------------------------
+    def validators(self, url: str, *, images: bool = False) -> dict[str, str]:
+        """Conditional-request headers for a page that answered 200 before.
+
+        None when the stored page lacks what this run reads from pages (its
+        alternates, stored since schema 3; its images, when ``images`` is asked
+        for and an earlier run did not look): a 304 could not stand in for it.
+        The page's row is kept for :meth:`previous`, which the answer will need:
+        one primary-key read per URL instead of two joins.
+        """
+        row = self._row(url)
+        headers: dict[str, str] = {}
+        if row is None:
+            return headers
+        self._rows[url] = row
+        if row[3] == 200 and (row[19] is None or (images and row[20] is None)):
+            return headers
+        if row[3] == 200 and row[7]:
+            headers["If-None-Match"] = row[7]
+        if row[3] == 200 and row[8]:
+            headers["If-Modified-Since"] = row[8]
+        return headers
+
+    def previous(self, url: str, *, with_links: bool = True) -> StoredPage | None:
+        """What the store has of ``url``; outlinks are decoded only when asked for."""
+        row = self._rows.pop(url, None) or self._row(url)
+        return self._stored(url, row, with_links=with_links) if row else None
+
+    def new_outlinks(self, page: StoredPage) -> list[str]:
+        """The stored outlinks of ``page`` that no earlier call this run returned.
+
+        On a re-crawl of 304s nearly every outlink was seen already; filtering
+        their ids in a set spares building and re-judging some forty URL
+        strings per page. Returning a link twice would be harmless, only slower.
+        """
+        if not page.outlinks:
+            return []
+        ids = array("I")
+        ids.frombytes(zlib.decompress(page.outlinks))
+        unseen = set(ids)
+        unseen -= self._handed  # in C: most pages bring no new id at all
+        if not unseen:
+            return []
+        self._handed |= unseen
+        return self._urls(url_id for url_id in dict.fromkeys(ids) if url_id in unseen)
+
+    def all_outlinks(self, page: StoredPage) -> list[str]:
+        """Every stored outlink of ``page`` (an audit counts each page's links)."""
+        if not page.outlinks:
+            return []
+        ids = array("I")
+        ids.frombytes(zlib.decompress(page.outlinks))
+        return self._urls(ids)
+
+    def save(self, page: StoredPage) -> None:
+        """Store a finished page of this run and take it off the queue."""
+        record = page.record
+        url_id = self._id(record.url)
+        outlinks = None
+        if page.links:
+            ids = array("I", (self._id(link) for link in page.links))
+            outlinks = zlib.compress(ids.tobytes(), 6)
+        self._write(
+            "INSERT OR REPLACE INTO pages VALUES "
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (url_id, self.run, record.depth, record.status, record.content_type,
+             record.error.value if record.error else None, record.verdict.value,
+             page.etag, page.last_modified, _epoch(record.lastmod), page.content_hash,
+             _epoch(page.hash_changed_at), record.canonical, record.redirect_to,
+             record.refresh_to, int(record.noindex), int(record.nofollow), record.links_found,
+             outlinks, json.dumps(record.alternates, separators=(",", ":")),
+             None if record.images is None else json.dumps(record.images,
+                                                            separators=(",", ":")),
+             json.dumps(page.changes[-CHANGES_KEPT:]) if page.changes else None,
+             record.title, record.bytes,
+             zlib.compress(json.dumps(page.anchors, ensure_ascii=False).encode(), 6)
+             if page.anchors else None))
+        self._dequeue(url_id)
+
+    def touch(self, url: str, depth: int, etag: str | None, last_modified: str | None) -> None:
+        """A 304: the stored page belongs to this run too, unchanged but for its validators."""
+        url_id = self._id(url)
+        self._touched.append((self.run, depth, etag, last_modified, url_id))
+        self._dequeue(url_id)
+
+    def _stored(self, url: str, row: tuple, *, with_links: bool = True) -> StoredPage:
+        (_id, _run, depth, status, content_type, error, verdict, etag, last_modified, lastmod,
+         content_hash, hash_changed_at, canonical, redirect_to, refresh_to, noindex, nofollow,
+         links_found, outlinks, alternates, images, changes, title, size, anchors) = row
+        record = PageRecord(
+            url=url, depth=depth, status=status, content_type=content_type,
+            lastmod=_moment(lastmod), error=ErrorKind(error) if error else None,
+            redirect_to=redirect_to, refresh_to=refresh_to, canonical=canonical,
+            noindex=bool(noindex), nofollow=bool(nofollow), links_found=links_found,
+            verdict=Verdict(verdict),
+            alternates=(() if alternates in (None, "[]")  # most pages: no JSON to parse
+                        else tuple(tuple(pair) for pair in json.loads(alternates))),
+            images=None if images is None else tuple(json.loads(images)),
+            title=title, bytes=size, fingerprint=content_hash)
+        seen_changes = tuple(json.loads(changes)) if changes else ()
+        record.change_interval = median_interval(seen_changes)
+        links: list[str] = []
+        if outlinks and with_links:
+            ids = array("I")
+            ids.frombytes(zlib.decompress(outlinks))
+            links = self._urls(ids)
+        return StoredPage(record, etag, last_modified, content_hash, _moment(hash_changed_at),
+                          links, outlinks, seen_changes,
+                          json.loads(zlib.decompress(anchors)) if anchors else {})
+
+    def _resume_point(self) -> ResumePoint:
+        self._flush()
+        db = self._db
+        records = StoredRows(db, "SELECT u.url, p.* FROM pages p JOIN urls u ON u.id = p.url_id "
+                             "WHERE p.run = ? ORDER BY p.rowid", (self.run,),
+                             lambda row: self._stored(row[0], tuple(row[1:]),
+                                                      with_links=False).record)
+        skipped = StoredRows(db, "SELECT u.url, s.depth, s.reason FROM skipped s "
+                             "JOIN urls u ON u.id = s.url_id", (),
+                             lambda row: SkippedUrl(row[0], row[1], Verdict(row[2])))
+        queue = StoredRows(db, "SELECT u.url, q.depth, q.hops, q.chain FROM queue q "
+                           "JOIN urls u ON u.id = q.url_id ORDER BY q.seq", (),
+                           lambda row: Job(row[0], row[1], row[2], self._chain(row[3])))
+        outside = db.execute("SELECT value FROM meta WHERE key = 'outside'").fetchone()
+        return ResumePoint(records, skipped, queue, outside[0] if outside else None)
+
+    def _chain(self, packed: bytes | None) -> tuple[str, ...]:
+        """A queued redirect target's chain, so a loop still ends as redirect-loop."""
+        if not packed:
+            return ()
+        ids = array("I")
+        ids.frombytes(packed)
+        return tuple(self._urls(ids))
+
+
+# SQLite's result codes for a write the storage refused.
+_STORAGE_CODES = frozenset({8, 10, 13, 14})  # READONLY, IOERR, FULL, CANTOPEN
+
+
+def _other_run(path: Path, kept: dict[str, object], given: dict[str, object]) -> str:
+    """Why the run kept in ``path`` is not resumed by this one, option by option."""
+    def shown(name: str, value: object) -> str:
+        if name == "command":
+            return f"'{value}'"
+        if value in (None, False, []):
+            return f"no {name}"
+        if value is True:
+            return name
+        if isinstance(value, list):
+            return " ".join(f"{name} {item}" for item in value)
+        return f"{name} {value}"
+    names = [name for name in dict.fromkeys([*given, *kept]) if kept.get(name) != given.get(name)]
+    was = ", ".join(shown(name, kept.get(name)) for name in names)
+    now = ", ".join(shown(name, given.get(name)) for name in names)
+    return (f"--resume: the run kept in --state {path} was {was}; this one is {now}. "
+            "Resume with the same command and limits, or leave out --resume to start afresh")
+
+
+def _storage_failure(exc: sqlite3.DatabaseError) -> bool:
+    return (getattr(exc, "sqlite_errorcode", 0) & 0xFF) in _STORAGE_CODES
+
+
+def _hold(path: Path) -> int:
+    """An exclusive lock on the state file for this crawl's lifetime (flock, which the
+    kernel releases when the process dies, and which SQLite's own locks ignore)."""
+    try:
+        lock = os.open(path, os.O_RDONLY | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise StateError(f"--state {path} cannot be opened ({exc.strerror})") from None
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(lock)
+        raise StateError(f"--state {path} is in use by another running crawl; wait for it "
+                         "to end, or use --state with another file") from None
+    return lock
+
+
+def mark_published(path: Path) -> None:
+    """The run's sitemaps are in place: nothing is left for ``--resume`` to continue."""
+    with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as db:
+        db.execute("UPDATE meta SET value = 'complete' WHERE key = 'run_state'")

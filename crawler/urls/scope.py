@@ -1,0 +1,97 @@
+"""Which URLs the crawl may request — pure string logic over normalised URLs.
+
+Because :func:`crawler.urls.normalize.normalize_url` gives every URL one spelling
+(lower-case scheme and host, default port dropped), "same scheme, host and
+effective port, path under the prefix on a segment boundary" reduces to a
+prefix test on the string, which keeps this check off the profile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import tldextract
+
+from crawler.core.records import Verdict
+from crawler.urls.normalize import (
+    PATH_SAFE,
+    host_of,
+    normalize_escapes,
+    normalize_url,
+    origin_of,
+    path_of,
+    remove_dot_segments,
+)
+
+# Offline by construction: the bundled public-suffix snapshot, no download,
+# no cache written to the home directory.
+_EXTRACT = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
+
+
+def default_prefix(start_url: str) -> str:
+    """START_URL's path up to and including its last ``/``."""
+    path = path_of(start_url)
+    return path[: path.rfind("/") + 1]
+
+
+def normalize_prefix(prefix: str) -> str:
+    """Spell a path prefix the way normalised URLs spell their paths."""
+    return remove_dot_segments(normalize_escapes(prefix, PATH_SAFE)) or "/"
+
+
+def registered_domain(host: str) -> str:
+    """``www.example.co.uk`` → ``example.co.uk`` (the host itself for IPs)."""
+    parts = _EXTRACT(host)
+    return parts.top_domain_under_public_suffix or host
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """The part of the web one crawl covers: an origin and a path prefix."""
+
+    origin: str
+    path_prefix: str
+
+    @classmethod
+    def for_start(cls, start_url: str, prefix: str | None = None) -> Scope:
+        url = normalize_url(start_url)
+        if url is None:
+            raise ValueError(f"not an http(s) URL: {start_url!r}")
+        chosen = normalize_prefix(prefix) if prefix is not None else default_prefix(url)
+        return cls(origin=origin_of(url), path_prefix=chosen)
+
+    @property
+    def root(self) -> str:
+        """The URL every in-scope URL starts with."""
+        return self.origin + self.path_prefix
+
+    def contains(self, url: str) -> bool:
+        """Is the normalised ``url`` inside this scope?"""
+        root = self.root
+        if not url.startswith(root):
+            return False
+        if root.endswith("/"):
+            return True
+        # A prefix without a trailing slash admits only whole segments:
+        # /docs admits /docs, /docs/x and /docs?q, never /docs-old.
+        return len(url) == len(root) or url[len(root)] in "/?"
+
+    def classify_outside(self, url: str) -> Verdict:
+        """Why a URL outside the scope is not crawled, for the report."""
+        origin = origin_of(url)
+        if origin == self.origin:
+            return Verdict.OUT_OF_SCOPE
+        # Same site: the host is our registered domain or under it. A suffix test, not
+        # a second public-suffix lookup: a page may link 100,000 other hosts.
+        ours = _registered_domain_cached(host_of(self.origin))
+        host = host_of(url)
+        if host == ours or host.endswith("." + ours):
+            return Verdict.OTHER_HOST
+        return Verdict.EXTERNAL
+
+
+@lru_cache(maxsize=64)
+def _registered_domain_cached(host: str) -> str:
+    return registered_domain(host)
+

@@ -1,0 +1,66 @@
+"""The architecture is import-linter's contracts in pyproject.toml: they hold on this
+tree, and a deliberately wrong import breaks them (a contract that cannot fail
+guards nothing)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+LINT = [sys.executable, "-c", "import sys; from importlinter.cli import lint_imports_command; "
+        "sys.exit(lint_imports_command())", "--no-cache"]
+
+
+def _lint(tree: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(LINT, cwd=tree, capture_output=True, text=True, timeout=120,
+                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tree)})
+
+
+def _copy(tmp_path: Path) -> Path:
+    tree = tmp_path / "tree"
+    for name in ("crawler", "sitemap_writer"):
+        shutil.copytree(REPO / name, tree / name,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", tree / "pyproject.toml")
+    return tree
+
+
+def test_the_contracts_hold(tmp_path: Path) -> None:
+    done = _lint(_copy(tmp_path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "6 kept, 0 broken" in done.stdout
+
+
+@pytest.mark.parametrize(("module", "wrong", "says"), [
+    ("crawler/page/read.py", "import crawler.engine.coordinator",
+     "crawler.page is not allowed to import crawler.engine"),
+    ("crawler/core/records.py", "import crawler.urls.normalize",
+     "crawler.core is not allowed to import crawler.urls"),
+    ("crawler/engine/coordinator.py", "import httpx",
+     "crawler.engine.coordinator -> httpx"),
+    ("crawler/audit/report.py", "import sitemap_writer",
+     "crawler.audit.report -> sitemap_writer"),
+    ("sitemap_writer/writer.py", "import crawler.core.errors",
+     "sitemap_writer.writer -> crawler.core.errors"),
+    ("crawler/page/decode.py", "import crawler.page.read",  # read imports decode: a cycle
+     "No cycles are allowed in crawler.page"),
+    ("crawler/urls/scope.py", "import crawler.core.dates", None),  # downwards is fine
+])
+def test_a_wrong_import_breaks_a_contract(tmp_path: Path, module: str, wrong: str,
+                                          says: str | None) -> None:
+    tree = _copy(tmp_path)
+    path = tree / module
+    text = path.read_text()
+    head, sep, body = text.partition("\nfrom __future__ import annotations\n")
+    path.write_text(head + sep + wrong + "\n" + body if sep else wrong + "\n" + text)
+    done = _lint(tree)
+    if says is None:
+        assert done.returncode == 0, done.stdout
+        return
+    assert done.returncode != 0, done.stdout
+    assert says in done.stdout, done.stdout
