@@ -1,4 +1,4 @@
-"""The library example in docs/library.md, run as a user would run it, over a socket."""
+"""The library example in docs/pages/library.md, run as a user would run it, over a socket."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import sitemap_writer
 
 
 def _example() -> str:
-    text = (REPO / "docs" / "library.md").read_text()
+    text = (REPO / "docs" / "pages" / "library.md").read_text()
     return re.search(r"```python\n(.*?)```", text, re.S).group(1)  # type: ignore[union-attr]
 
 
