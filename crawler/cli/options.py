@@ -1,0 +1,202 @@
+"""The options of the commands that crawl, in --help order, and the types that check
+them: the reference in the manual is generated from these."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import click
+
+from crawler.cli.config_file import load_defaults
+from crawler.config import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_CRAWL_DELAY,
+    DEFAULT_MAX_PAGE_BYTES,
+    DEFAULT_MAX_PARSE_SECONDS,
+    DEFAULT_MAX_QUERY_VARIANTS,
+    DEFAULT_MAX_RETRY_AFTER,
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT,
+    DEFAULT_USER_AGENT,
+)
+from sitemap_writer import (
+    MAX_SITEMAP_BYTES,
+    MAX_URLS_PER_SITEMAP,
+)
+
+
+def _read_config(ctx: click.Context, _param: click.Parameter, value: Path | None) -> None:
+    """Eager: the file's settings become this run's defaults before other options are read."""
+    if value is not None:
+        ctx.default_map = load_defaults(value, ctx.command)
+
+
+class _Workers(click.ParamType):
+    """``--workers``: a positive number or ``auto`` (an integer or a string in a
+    --config file)."""
+
+    name = "N|auto"
+    int_or_word = True  # what crawler.cli.config_file accepts for it
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> int | str:
+        if value == "auto":
+            return "auto"
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is neither a number nor auto", param, ctx)
+        if number < 1 or isinstance(value, bool):
+            self.fail(f"{value!r} must be 1 or more, or auto", param, ctx)
+        return number
+
+
+WORKERS = _Workers()
+
+
+class _Finite(click.types.FloatParamType):
+    """A number of seconds or a rate: ``nan`` and ``inf`` parse as floats, and would
+    switch a limit off (every comparison with NaN is false) or wait forever."""
+
+    name = "number"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> float:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
+
+
+FINITE = _Finite()
+
+
+# Options of every command that crawls (crawl and audit), in --help order.
+CRAWL_OPTIONS = [
+    click.option("--config", type=click.Path(dir_okay=False, path_type=Path), is_eager=True,
+                  expose_value=False, callback=_read_config,
+                  help="TOML file of options by their long names (max-pages = 5000, "
+                  "exclude = [\"/cart/*\"]); the command line wins over it."),
+    click.option("--prefix", help="Only crawl paths under this prefix "
+                  "[default: START_URL's path up to its last '/']."),
+    click.option("--concurrency", type=int, default=DEFAULT_CONCURRENCY, show_default=True,
+                  help="Requests in flight at once (and the connection pool size)."),
+    click.option("--workers", type=WORKERS, default=1, show_default=True, metavar="N|auto",
+                  help="Processes fetching and reading pages (N, or auto: one per core). "
+                  "--concurrency, --rate and --delay still hold for the whole crawl."),
+    click.option("--http2", is_flag=True,
+                  help="Use HTTP/2 where an https site offers it: one connection carrying "
+                  "--concurrency streams (plain http stays HTTP/1.1)."),
+    click.option("--timeout", type=FINITE, default=DEFAULT_TIMEOUT, show_default=True,
+                  help="Total seconds allowed per request, body included."),
+    click.option("--max-pages", type=int, help="Fetch at most this many URLs."),
+    click.option("--max-depth", type=int, help="Follow links at most this deep (start URL = 0)."),
+    click.option("--user-agent", default=DEFAULT_USER_AGENT, show_default=True,
+                  help="User-Agent header; its leading token is matched in robots.txt."),
+    click.option("--ignore-robots", is_flag=True, help="Do not fetch or obey robots.txt."),
+    click.option("--max-page-bytes", type=int, default=DEFAULT_MAX_PAGE_BYTES, show_default=True,
+                  help="Larger pages (after decompression) are recorded as too large."),
+    click.option("--max-parse-seconds", type=FINITE, default=DEFAULT_MAX_PARSE_SECONDS,
+                  show_default=True, help="A page not read within this (lexbor is "
+                  "quadratic on some broken HTML) is recorded as parse-timeout."),
+    click.option("--retries", type=int, default=DEFAULT_RETRIES, show_default=True,
+                  help="Retries for timeouts, connection errors, 429 and 5xx."),
+    click.option("--rate", type=FINITE, help="At most this many requests per second."),
+    click.option("--delay", type=FINITE, default=0.0, show_default=True,
+                  help="At least this many seconds between request starts."),
+    click.option("--max-retry-after", type=FINITE, default=DEFAULT_MAX_RETRY_AFTER,
+                  show_default=True, help="Cap on a server's Retry-After, in seconds."),
+    click.option("--max-crawl-delay", type=FINITE, default=DEFAULT_MAX_CRAWL_DELAY,
+                  show_default=True, help="Cap on a robots.txt Crawl-delay, in seconds."),
+    click.option("--max-query-variants", type=int, default=DEFAULT_MAX_QUERY_VARIANTS,
+                  show_default=True, help="Distinct query strings crawled per path."),
+    click.option("--state", "state_path", type=click.Path(dir_okay=False),
+                  help="SQLite file that remembers validators, fingerprints and links "
+                  "between runs."),
+    click.option("--resume", is_flag=True, help="Continue the interrupted run kept in --state."),
+    click.option("--lastmod", type=click.Choice(["auto", "header", "none"]), default="auto",
+                  show_default=True, help="auto: Last-Modified, else (with --state) when the "
+                  "content last changed; header: Last-Modified only; none: no lastmod."),
+    click.option("--ignore-selector", "ignore_selectors", multiple=True, metavar="CSS",
+                  help="Leave matching elements out of change detection (repeatable)."),
+    click.option("--exclude", multiple=True, metavar="PATTERN",
+                  help="Never request or list matching URLs (repeatable; PATTERN: see above)."),
+    click.option("--include", multiple=True, metavar="PATTERN",
+                  help="Request only matching URLs, and START_URL (repeatable)."),
+    click.option("--no-list", multiple=True, metavar="PATTERN",
+                  help="Request matching URLs and follow their links, but never list them "
+                  "(repeatable)."),
+    click.option("--strip-param", "strip_params", multiple=True, metavar="NAME",
+                  help="Remove this query parameter (a glob: utm_*) from every URL before "
+                  "de-duplication and before the request (repeatable)."),
+    click.option("--header", "headers", multiple=True, metavar="'NAME: VALUE'",
+                  help="Send this header to the crawled site's origin only (repeatable; "
+                  "visible in ps: prefer --header-env)."),
+    click.option("--header-env", "header_env", multiple=True, metavar="VAR",
+                  help="Read a 'NAME: VALUE' header from this environment variable "
+                  "(repeatable)."),
+    click.option("--cookie", "cookies", multiple=True, metavar="NAME=VALUE",
+                  help="Send this cookie to the crawled site's origin only (repeatable; "
+                  "visible in ps: prefer --cookie-env)."),
+    click.option("--cookie-env", "cookie_env", multiple=True, metavar="VAR",
+                  help="Read cookies ('NAME=VALUE', or several as 'a=1; b=2') from this "
+                  "environment variable (repeatable)."),
+    click.option("--auth", metavar="USER:PASSWORD",
+                  help="HTTP Basic credentials for the crawled site's origin (visible in ps: "
+                  "prefer --auth-env)."),
+    click.option("--auth-env", metavar="VAR",
+                  help="Read USER:PASSWORD for HTTP Basic from this environment variable."),
+    click.option("--hreflang/--no-hreflang", default=True, show_default=True,
+                  help="Write the hreflang alternates pages declare (verified: listed and "
+                  "reciprocal) into the sitemap."),
+    click.option("--images", is_flag=True,
+                  help="List each page's images (img src, the largest srcset candidate, "
+                  "picture sources) with the image sitemap extension."),
+    click.option("--documents", multiple=True, metavar="EXT[,EXT…]",
+                  help="List in-scope links to these document types (pdf, docx, …) when they "
+                  "answer 200 with that content type; asked for with HEAD, never downloaded."),
+    click.option("-q", "--quiet", is_flag=True, help="No progress and no summary."),
+    click.option("-v", "--verbose", is_flag=True, help="Log every request (URL, status, time)."),
+    click.option("--debug", is_flag=True, help="Show tracebacks of unexpected errors."),
+]
+# Options of the sitemaps crawl writes.
+SITEMAP_OPTIONS = [
+    click.option("--out", "out_dir", required=True, type=click.Path(path_type=Path),
+                  help="Directory to write the sitemaps, index and robots.txt into."),
+    click.option("--base-url", help="Public URL where --out is served "
+                  "[default: scheme://host[:port] + prefix]."),
+    click.option("--max-urls-per-sitemap", type=int, default=MAX_URLS_PER_SITEMAP,
+                  show_default=True, help="URLs per shard (1..50000)."),
+    click.option("--max-bytes-per-sitemap", type=int, default=MAX_SITEMAP_BYTES,
+                  show_default=True, help="Uncompressed bytes per shard (at most 52428800)."),
+    click.option("--gzip/--no-gzip", "compressed", default=True, show_default=True,
+                  help="Write shards as .xml.gz or plain .xml."),
+    click.option("--hreflang-external", is_flag=True,
+                  help="Also write alternates outside the crawl's scope, as pages declare them "
+                  "(they cannot be verified)."),
+    click.option("--stylesheet", metavar="URL|builtin",
+                  help="Add <?xml-stylesheet?> for this XSL URL to every sitemap, or 'builtin' "
+                  "to write our own sitemap.xsl beside them."),
+    click.option("--changefreq", multiple=True, metavar="PATTERN=WORD|observed",
+                  help="<changefreq> by rule, first match winning, or 'observed' (needs --state): "
+                  "from the content changes seen across runs (repeatable)."),
+    click.option("--priority", multiple=True, metavar="PATTERN=0.8|depth",
+                  help="<priority> by rule, first match winning, or 'depth': 1.0 at START_URL, "
+                  "0.1 less a level (repeatable)."),
+    click.option("--drop-duplicates", is_flag=True,
+                  help="List one page of each group with identical content (fewest path "
+                  "segments, then shortest URL); the report names the others duplicate-of."),
+    click.option("--allow-shrink", is_flag=True,
+                  help="Publish even if the new sitemap lists under half the URLs of the old one."),
+]
+
+
+def with_options(options: list[Any]) -> Any:
+    """Apply click options in list order (decorators apply bottom-up)."""
+    def decorate(function: Any) -> Any:
+        for option in reversed(options):
+            function = option(function)
+        return function
+    return decorate

@@ -1,0 +1,106 @@
+"""The report files: their formats, paths checked before the first request, and
+writing each one atomically."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+from crawler.audit.findings import findings
+from crawler.audit.report import (
+    iter_rows,
+    report_head,
+    write_report_csv,
+    write_report_json,
+)
+from crawler.audit.report_html import write_report_html
+from crawler.cli.failure import EXIT_OUTPUT, EXIT_USAGE, Failure
+from crawler.engine.result import CrawlResult
+from sitemap_writer import (
+    ensure_output_dir,
+    writes_or_prunes,
+)
+
+REPORT_FORMATS = {".json": "json", ".csv": "csv", ".html": "html"}
+
+
+def check_reports(report_files: tuple[Path, ...]) -> None:
+    for path in report_files:
+        if path.suffix.lower() not in REPORT_FORMATS:
+            raise Failure(f"--report {path}: the format follows the extension, which must be "
+                          f"one of {', '.join(REPORT_FORMATS)}", EXIT_USAGE)
+
+
+def check_paths(report_files: tuple[Path, ...], state_path: str | None,
+                 out_dir: Path | None = None) -> None:
+    """Paths that would collide are refused before the first request (exit 2): a
+    report that is a directory (it failed only after the whole crawl), a report
+    that is the state file (it overwrote the state), a file in --out that the
+    writer replaces or prunes (a state named like a shard was deleted)."""
+    named: dict[Path, str] = {}
+    files = [(f"--report {path}", path) for path in report_files]
+    if state_path is not None:
+        files.append((f"--state {state_path}", Path(state_path)))
+    out = out_dir.resolve() if out_dir is not None else None
+    for option, path in files:
+        if path.is_dir():
+            raise Failure(f"{option} is a directory; name a file", EXIT_USAGE)
+        resolved = path.resolve()
+        if resolved in named:
+            raise Failure(f"{option} is the same file as {named[resolved]}; give each its "
+                          "own", EXIT_USAGE)
+        named[resolved] = option
+        if out is not None and resolved.parent == out and writes_or_prunes(resolved.name):
+            raise Failure(f"{option} is a file the sitemaps in --out {out_dir} replace or "
+                          "remove; keep it elsewhere", EXIT_USAGE)
+
+
+def report_dirs(report_files: tuple[Path, ...]) -> None:
+    for path in report_files:
+        ensure_output_dir(path.parent if str(path.parent) else Path("."))
+
+
+def write_reports(report_files: tuple[Path, ...], result: CrawlResult,
+                   extra: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each report streamed to its file, rows made as they are written; the findings
+    (computed once for every format) are returned for the summary and --fail-on."""
+    found = findings(result) if report_files else {}
+    for path in report_files:
+        kind = REPORT_FORMATS[path.suffix.lower()]
+        with atomic_text(path) as out:
+            if kind == "json":
+                write_report_json(out, result, extra, found)
+            elif kind == "csv":
+                write_report_csv(out, result, found)
+            else:
+                write_report_html(out, report_head(result, extra, found),
+                                  lambda: iter_rows(result))
+    return found
+
+
+
+
+@contextlib.contextmanager
+def atomic_text(path: Path) -> Iterator[TextIO]:
+    """A report written beside its final name and renamed over it once complete, so a
+    failed or interrupted run leaves the previous report as it was."""
+    tmp: str | None = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or Path("."))
+        with os.fdopen(fd, "w", encoding="utf-8", newline="", buffering=1 << 20) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as exc:
+        raise Failure(f"cannot write report {path}: {exc.strerror}", EXIT_OUTPUT) from None
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)  # no partial report left behind

@@ -1,0 +1,44 @@
+"""SIGTERM as Ctrl-C while a crawl runs."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from types import FrameType
+from typing import Any, ClassVar
+
+
+class TermAsInterrupt:
+    """Make SIGTERM stop a crawl the way Ctrl-C does (cron and systemd send it).
+
+    Also when Ctrl-C is ignored: a shell starts a script's ``crawl … &`` with
+    SIGINT ignored, and it stays ignored, but ``kill`` must still stop the crawl."""
+
+    active: ClassVar[TermAsInterrupt | None] = None
+
+    def __enter__(self) -> TermAsInterrupt:
+        self._previous = signal.getsignal(signal.SIGTERM)
+        self.task: asyncio.Task[Any] | None = None  # the crawl's, while it runs
+        self.fired = False
+        signal.signal(signal.SIGTERM, self._handle)
+        TermAsInterrupt.active = self
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        signal.signal(signal.SIGTERM, self._previous)
+        TermAsInterrupt.active = None
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        if callable(signal.getsignal(signal.SIGINT)):
+            # Re-deliver as SIGINT, so asyncio cancels the crawl exactly as for Ctrl-C.
+            os.kill(os.getpid(), signal.SIGINT)
+            return
+        # SIGINT is ignored: do what asyncio's runner does for Ctrl-C, cancel the
+        # crawl's task (then _run raises KeyboardInterrupt); outside it, raise now.
+        self.fired = True
+        task = self.task
+        if task is not None and not task.done():
+            task.get_loop().call_soon_threadsafe(task.cancel)
+        else:
+            raise KeyboardInterrupt

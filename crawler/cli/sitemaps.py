@@ -1,0 +1,92 @@
+"""From the crawl's listed records to the writer's entries, and the summary line."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from crawler.cli.failure import EXIT_USAGE, Failure
+from crawler.cli.progress import CrawlDisplay
+from crawler.config.hints import Hints
+from crawler.core.records import PageRecord
+from crawler.engine.result import CrawlResult
+from crawler.urls.normalize import normalize_url
+from crawler.urls.scope import Scope
+from sitemap_writer import (
+    MAX_IMAGES_PER_URL,
+    MAX_LOC_LENGTH,
+    InvalidEntry,
+    SitemapEntry,
+    SitemapError,
+    WriteResult,
+    normalize_base_url,
+)
+
+
+def base_url_for(base_url: str | None, scope: Scope) -> str:
+    if base_url is None:
+        return scope.root[: scope.root.rfind("/") + 1]
+    normalized = normalize_url(base_url)
+    try:
+        if normalized is None:
+            raise SitemapError(f"--base-url {base_url!r} must be an absolute http(s) URL")
+        base = normalize_base_url(normalized)
+    except SitemapError as exc:
+        raise Failure(str(exc), EXIT_USAGE) from None
+    if not scope.root.startswith(base):
+        raise Failure(
+            f"--base-url {base} cannot list the crawled URLs under {scope.root}: a sitemap may "
+            "only list URLs under the directory it is served from", EXIT_USAGE)
+    return base
+
+
+
+
+def sitemap_entries(records: Iterable[PageRecord],
+                    alternates: dict[str, tuple[tuple[str, str], ...]],
+                    hints: Hints) -> Iterator[SitemapEntry]:
+    for record in records:
+        try:
+            yield SitemapEntry(record.url, record.lastmod,
+                               changefreq=hints.changefreq(record),
+                               priority=hints.priority(record),
+                               alternates=alternates.get(record.url, ()),
+                               images=valid_images(record.images or ()))
+        except InvalidEntry:
+            continue  # refused rather than published; the report still lists the page
+
+
+def survey(entries: Iterable[SitemapEntry]) -> tuple[int, bool, bool]:
+    """How many entries, and whether any carries alternates, or images."""
+    count, has_alternates, has_images = 0, False, False
+    for count, entry in enumerate(entries, 1):  # noqa: B007 - the count is the point
+        has_alternates = has_alternates or bool(entry.alternates)
+        has_images = has_images or bool(entry.images)
+    return count, has_alternates, has_images
+
+
+def valid_images(images: tuple[str, ...]) -> tuple[str, ...]:
+    """The images a sitemap may carry (an image URL too long for it is left out)."""
+    return tuple(image for image in images[:MAX_IMAGES_PER_URL]
+                 if len(image) <= MAX_LOC_LENGTH)
+
+
+
+
+def print_summary(display: CrawlDisplay, result: CrawlResult, written: WriteResult,
+             elapsed: float, out_dir: Path) -> None:
+    stats = result.stats
+    asked, used = result.crawl_delay_asked, result.crawl_delay_used
+    if asked is not None and used is not None and used < asked:
+        display.console.print(f"robots.txt Crawl-delay {asked:g} s capped at {used:g} s "
+                              "(--max-crawl-delay)", markup=False)
+    rate = stats.fetched / elapsed if elapsed > 0 else 0.0
+    changed = [name for name in written.published.changed if name.startswith("sitemap-")]
+    display.console.print(
+        f"crawled {stats.fetched} pages in {elapsed:.1f}s ({rate:.0f} pages/s, "
+        f"{stats.not_modified} not modified): {written.url_count} listed, "
+        f"{stats.fetched - written.url_count} excluded, {stats.errors} errors, "
+        f"{stats.skipped} skipped; {len(changed)} of {len(written.shards)} sitemap "
+        f"shard(s) changed in {out_dir}",
+        markup=False,
+    )
