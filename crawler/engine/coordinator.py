@@ -1,8 +1,9 @@
 """The crawl: setup checks, then fetch tasks on one event loop that share a coordinator.
 
-The coordinator owns the frontier, the seen set, the counters and the state
-file; fetching and reading pages is the page source's (this process, or
-``--workers`` processes). Each task takes a job, awaits its page and accepts
+The coordinator owns the frontier and schedules; admission (``admission.py``),
+bookkeeping (``bookkeeping.py``) and the audit's orphan phase (``orphans.py``)
+are its parts, and fetching and reading pages is the page source's (this
+process, or ``--workers`` processes). Each task takes a job, awaits its page and accepts
 the outcome with plain calls: on one event loop those calls never
 interleave, so the coordinator needs no lock and no channel, and nothing can
 block on a full queue (the circular-channel deadlock of naive crawlers). The
@@ -23,29 +24,27 @@ from crawler.config import CrawlConfig
 from crawler.core.dates import parse_http_date
 from crawler.core.errors import CrawlerError, StartUrlError
 from crawler.core.records import PageRecord, SkippedUrl, Verdict
+from crawler.engine.admission import Admission
+from crawler.engine.bookkeeping import Bookkeeping
+from crawler.engine.orphans import OrphanPhase
 from crawler.engine.page_fetcher import PageFetcher
 from crawler.engine.result import CrawlResult
 from crawler.engine.secret_scrub import SecretScrub
 from crawler.engine.worker_pool import WorkerPool, worker_pool
 from crawler.frontier.frontier import Frontier
 from crawler.frontier.job import Job
-from crawler.frontier.outside import OutsideLinks
 from crawler.http.fetch import Fetcher
-from crawler.page.lastmod import choose_lastmod
 from crawler.page.read import PageOutcome
-from crawler.store.incremental import remember
 from crawler.store.live_sitemap import LiveSitemap
 from crawler.store.record_store import RecordStore
-from crawler.store.referrers import Referrers
 from crawler.store.skipped_store import SkippedStore
 from crawler.store.state import CrawlState, ResumePoint
 from crawler.urls.filters import UrlFilters
-from crawler.urls.normalize import host_of, normalize_url, origin_of, resolve_link
+from crawler.urls.normalize import host_of, normalize_url, resolve_link
 from crawler.urls.robots import RobotsMode, RobotsPolicy, allow_all, policy_from_response
 from crawler.urls.scope import Scope, registered_domain
 
 ROBOTS_MAX_REDIRECTS = 5
-ORIGINS_CACHED = 1024
 OUTSIDE = frozenset({Verdict.EXTERNAL, Verdict.OTHER_HOST, Verdict.OUT_OF_SCOPE})
 UNAUTHORIZED = 401
 # robots.txt is parsed to 512 KiB (RFC 9309 §2.5: at least 500 KiB), whatever
@@ -203,7 +202,9 @@ async def _load_robots(
 
 
 class _Coordinator:
-    """Owner of the frontier, the seen set, the counters and the state of one crawl."""
+    """Schedules one crawl: fetch tasks take the frontier's jobs and hand each outcome
+    on. Whether a URL is fetched is the :class:`Admission`'s, what is kept the
+    :class:`Bookkeeping`'s, and the live sitemap's orphans the :class:`OrphanPhase`'s."""
 
     def __init__(
         self,
@@ -218,36 +219,30 @@ class _Coordinator:
         pages: PageFetcher | WorkerPool | None = None,
     ) -> None:
         self.config = config
-        self.filters = filters or UrlFilters()
-        self.clean = self.filters.clean
-        self.scope = scope
-        self.policy = policy
-        self.fetcher = fetcher
         self.result = result
         self.on_record = on_record
         self.state = state
         self.run_time = datetime.now(UTC).replace(microsecond=0)
-        self.outside = OutsideLinks()
-        if config.audit:
-            result.referrers = Referrers()
+        filters = filters or UrlFilters()
         # fetches and reads pages: here, or in worker processes (--workers)
-        self.pages = pages if pages is not None else PageFetcher(config, fetcher, self.clean)
-        self._origins: dict[str, Verdict] = {}
-        # the credentials given, looked for in what the site sends back (engine.secret_scrub)
+        self.pages = pages if pages is not None else PageFetcher(config, fetcher, filters.clean)
+        # the credentials given, looked for in what the site sends back
         scrub = SecretScrub(config.credentials)
         self.scrub = scrub if scrub else None
-        self._secret_urls: set[str] = set()  # skipped once each, shown redacted
-        # fetching the live sitemap's orphans: judged and reported, never followed,
-        # never listed, never kept in the state (the next run starts from the links)
-        self.orphan_phase = False
-        if state is not None:  # the sketches are committed with the pages that fed them
-            state.extra_meta = lambda: {"outside": self.outside.dump()}
         self.frontier = Frontier(
             max_depth=config.max_depth,
             max_pages=config.max_pages,
             max_query_variants=config.max_query_variants,
             max_redirects=config.max_redirects,
         )
+        self.books = Bookkeeping(config, scope, policy, filters, result, state)
+        self.admission = Admission(scope, policy, filters, self.frontier, self.books,
+                                   self.scrub, result.start_url)
+        self.orphans = OrphanPhase(config, self.admission, self.books, on_record)
+        self.consider = self.admission.consider
+        self.outside = self.admission.outside
+        if state is not None:  # the sketches are committed with the pages that fed them
+            state.extra_meta = lambda: {"outside": self.outside.dump()}
 
     async def seed(self, job: Job) -> None:
         """Fetch the start URL alone first: if it is unreachable, nothing else is tried."""
@@ -267,15 +262,16 @@ class _Coordinator:
 
     def restore(self, point: ResumePoint) -> None:
         """Continue an interrupted run from what the state kept of it."""
+        books = self.books
         for record in point.records:
             self.frontier.restore(record.url, fetched=True)
-            self._keep_unlisted(record)
-            self._count(record)
+            books.keep_unlisted(record)
+            books.keep(record)
             if self.result.referrers is not None and self.state is not None:
                 # who linked where before the interruption, from what the state kept
                 stored = self.state.previous(record.url)
                 if stored is not None:
-                    self._refer(len(self.result.records) - 1, stored.links, stored.anchors)
+                    books.refer(stored.links, stored.anchors)
         self.outside.load(point.outside)
         for item in point.skipped:
             if item.reason in OUTSIDE:
@@ -291,19 +287,7 @@ class _Coordinator:
         return await self.pages.fetch(job)
 
     def offer_orphans(self, live: LiveSitemap) -> None:
-        """Queue the in-scope URLs of the live sitemap that no link reached, within the
-        crawl's limits (robots.txt, filters, --max-pages); note them in ``live``."""
-        self.orphan_phase = True
-        contains, seen = self.scope.contains, self.frontier.seen
-        for url in live.entries:
-            if not contains(url):
-                live.outside_crawl += 1
-            elif not seen(url):
-                if len(live.orphans) >= self.config.max_orphans:
-                    live.orphans_unchecked += 1  # what a site claims is not ours to fetch
-                    continue
-                live.orphans.append(url)
-                self.consider(url, 0)
+        self.orphans.offer(live)
 
     def _with_validators(self, job: Job) -> Job:
         if self.state is None:
@@ -311,162 +295,45 @@ class _Coordinator:
         validators = self.state.validators(job.url, images=self.config.images)
         return replace(job, validators=tuple(validators.items())) if validators else job
 
-    def consider(self, url: str, depth: int, hops: int = 0, chain: tuple[str, ...] = ()) -> None:
-        """Queue a URL found by the crawl, or record why it is not fetched."""
-        frontier = self.frontier
-        url = self.clean(url)
-        if self.scrub is not None and self.scrub.carries(url):
-            self._skip_secret(url, depth)
-            return
-        if not self.scope.contains(url):
-            # Never requested, so never in the seen set: counted and sampled, in kilobytes.
-            item = self.outside.add(url, depth, self._classify_outside(url))
-            if item is not None:
-                self._skip(item)
-            return
-        if not frontier.first_sight(url):
-            return
-        job = Job(url, depth, hops, chain)
-        if (reason := self.filters.refusal(url, self.result.start_url)) is not None:
-            pass
-        elif not self.policy.allows(url):
-            reason = Verdict.DISALLOWED
-        else:
-            reason = frontier.offer(job)
-        if reason is None:
-            if self.state is not None and not self.orphan_phase:
-                self.state.enqueue(job)
-            return
-        self._skip(SkippedUrl(url, depth, reason))
-
-    def _classify_outside(self, url: str) -> Verdict:
-        """Why an out-of-scope URL is not crawled; depends on its origin alone."""
-        origin = origin_of(url)
-        verdict = self._origins.get(origin)
-        if verdict is None:
-            if len(self._origins) >= ORIGINS_CACHED:
-                self._origins.clear()
-            verdict = self._origins[origin] = self.scope.classify_outside(url)
-        return verdict
-
-    def _skip(self, item: SkippedUrl) -> None:
-        self.result.skipped.append(item)
-        self.result.stats.skipped += 1
-        if self.state is not None and not self.orphan_phase:
-            self.state.skip(item)
-
-    def _skip_secret(self, url: str, depth: int) -> None:
-        """A URL that carries a credential: never fetched, listed or stored as it is."""
-        assert self.scrub is not None
-        shown = self.scrub.redact(url)
-        if shown not in self._secret_urls:
-            self._secret_urls.add(shown)
-            self._skip(SkippedUrl(shown, depth, Verdict.SECRET_IN_URL))
-
-    def _scrub(self, outcome: PageOutcome) -> None:
-        """Take the user's secrets out of what a page sent back, before anything is
-        kept: links carrying one are skipped, texts and targets redacted."""
-        scrub, record = self.scrub, outcome.record
-        assert scrub is not None
-        carried = [link for link in outcome.links if scrub.carries(link)]
-        if carried:
-            gone = set(carried)
-            outcome.links = [link for link in outcome.links if link not in gone]
-            for link in carried:
-                self._skip_secret(link, record.depth + 1)
-        outcome.anchors = {link: scrub.redact(text) for link, text in outcome.anchors.items()
-                           if not scrub.carries(link)}
-        for name in ("title", "detail", "canonical", "redirect_to", "refresh_to"):
-            value = getattr(record, name)
-            if value is not None and scrub.carries(value):
-                setattr(record, name, scrub.redact(value))
-        record.alternates = tuple(pair for pair in record.alternates
-                                  if not scrub.carries(pair[1]))
-        if record.images:
-            record.images = tuple(image for image in record.images if not scrub.carries(image))
-
     def accept(self, job: Job, outcome: PageOutcome) -> None:
+        """A page's outcome: kept, and the URLs it leads to judged, in one step."""
         if self.scrub is not None:
-            self._scrub(outcome)
+            for link in self.scrub.scrub_outcome(outcome):
+                self.admission.skip_secret(link, outcome.record.depth + 1)
         if self.config.compare_sitemap is not None:
             outcome.record.last_modified = parse_http_date(outcome.last_modified)
-        if self.orphan_phase:
-            self._accept_orphan(outcome.record)
+        if self.orphans.active:
+            self.orphans.accept(outcome.record)
             return
         record = outcome.record
         chain = (*job.chain, job.url)
         if record.verdict in (Verdict.REDIRECT, Verdict.REFRESH) and (
                 record.redirect_to in chain or record.refresh_to in chain):
             record.verdict = Verdict.REDIRECT_LOOP
-        if self.state is not None:
-            outcome, reused = remember(self.state, job, outcome, self.config.lastmod,
-                                       self.run_time, every_link=self.config.audit)
-            self.result.stats.not_modified += reused
-        else:
-            record = outcome.record
-            record.lastmod = choose_lastmod(self.config.lastmod, record.lastmod, None)
+        books, consider = self.books, self.consider
+        outcome = books.remember(job, outcome, self.run_time)
         record = outcome.record
         record.fingerprint = outcome.content_hash
-        self._keep_unlisted(record)
-        self._count(record)
-        if self.result.referrers is not None:
-            self._refer(len(self.result.records) - 1, outcome.links, outcome.anchors)
+        books.keep_unlisted(record)
+        books.keep(record)
+        books.refer(outcome.links, outcome.anchors)
         for target in outcome.siblings:
             if target in (record.redirect_to, record.refresh_to):
-                self.consider(target, job.depth, job.hops + 1, chain)
+                consider(target, job.depth, job.hops + 1, chain)
             else:
-                self.consider(target, job.depth)
+                consider(target, job.depth)
         for link in outcome.links:
-            self.consider(link, job.depth + 1)
+            consider(link, job.depth + 1)
         if self.config.hreflang:
             # Declared language versions are crawled like links, so the sitemap can
             # name them only if they are real, listed pages (out of scope: never).
             for _code, alternate in record.alternates:
-                self.consider(alternate, job.depth + 1)
+                consider(alternate, job.depth + 1)
         self.result.stats.queued = len(self.frontier)
         if self.state is not None:
             self.state.checkpoint()  # the page and what it queued: one transaction
         if self.on_record is not None:
             self.on_record(record, self.result)
-
-    def _refer(self, page: int, links: list[str], anchors: dict[str, str]) -> None:
-        referrers, contains, clean = self.result.referrers, self.scope.contains, self.clean
-        assert referrers is not None
-        for link in links:
-            cleaned = clean(link)
-            if contains(cleaned):
-                referrers.add(cleaned, page, anchors.get(link))
-
-    def _accept_orphan(self, record: PageRecord) -> None:
-        """An orphan is what it is (a 404, a redirect, noindex…) but never listed: the
-        sitemap is what links reach. Its own links are not followed."""
-        record.lastmod = choose_lastmod(self.config.lastmod, record.lastmod, None)
-        if record.verdict is Verdict.LISTED:
-            record.verdict = Verdict.ORPHAN
-        self._count(record)
-        if self.on_record is not None:
-            self.on_record(record, self.result)
-
-    def _keep_unlisted(self, record: PageRecord) -> None:
-        """--no-list: an indexable page that stays out of the sitemap; and the page's
-        same-origin images robots.txt disallows stay out of it. Applied after the
-        state has stored the page, so the state keeps what the page is."""
-        if record.verdict is Verdict.LISTED and self.filters.unlisted(record.url):
-            record.verdict = Verdict.NO_LIST
-        if record.images:
-            origin = self.scope.origin
-            record.images = tuple(image for image in record.images
-                                  if not image.startswith(origin + "/")
-                                  or self.policy.allows(image))
-
-    def _count(self, record: PageRecord) -> None:
-        stats = self.result.stats
-        self.result.records.append(record)
-        stats.fetched += 1
-        if record.verdict is Verdict.LISTED:
-            stats.listed += 1
-        elif record.verdict is Verdict.ERROR:
-            stats.errors += 1
 
     async def run(self) -> None:
         """Fetch until the frontier is empty and nothing is in flight.
@@ -487,7 +354,7 @@ class _Coordinator:
             for _ in range(tasks):
                 group.start_soon(self._fetch_loop)
         for job in self.frontier.drain():
-            self._skip(SkippedUrl(job.url, job.depth, Verdict.MAX_PAGES))
+            self.books.skip(SkippedUrl(job.url, job.depth, Verdict.MAX_PAGES))
         self.result.outside = self.outside.counts()
 
     async def _fetch_loop(self) -> None:

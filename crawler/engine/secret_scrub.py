@@ -16,6 +16,7 @@ from __future__ import annotations
 from urllib.parse import quote, unquote, unquote_plus
 
 from crawler.core.credentials import REDACTED, Credentials
+from crawler.page.read import PageOutcome
 
 MIN_SECRET_CHARS = 4
 
@@ -61,6 +62,28 @@ class SecretScrub:
 
     def redact_or_none(self, text: str | None) -> str | None:
         return None if text is None else self.redact(text)
+
+
+    def scrub_outcome(self, outcome: PageOutcome) -> list[str]:
+        """Take the secrets out of what a page sent back, before anything is kept:
+        texts and targets redacted, and the links carrying one taken out and
+        returned (the crawl skips them, shown redacted)."""
+        record = outcome.record
+        carried = [link for link in outcome.links if self.carries(link)]
+        if carried:
+            gone = set(carried)
+            outcome.links = [link for link in outcome.links if link not in gone]
+        outcome.anchors = {link: self.redact(text) for link, text in outcome.anchors.items()
+                           if not self.carries(link)}
+        for name in ("title", "detail", "canonical", "redirect_to", "refresh_to"):
+            value = getattr(record, name)
+            if value is not None and self.carries(value):
+                setattr(record, name, self.redact(value))
+        record.alternates = tuple(pair for pair in record.alternates
+                                  if not self.carries(pair[1]))
+        if record.images:
+            record.images = tuple(image for image in record.images if not self.carries(image))
+        return carried
 
 
 def _lower_hex(encoded: str) -> str:

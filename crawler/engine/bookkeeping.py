@@ -1,0 +1,90 @@
+"""What a crawl keeps of each page it fetched and each URL it passed over.
+
+Records and their counters, who links where (audits), the URLs skipped with
+their reasons, and the state file's share of all of it. The coordinator
+decides; this writes down what was decided, in one place, so that a restored
+run, a fetched page and a skipped URL are counted the same way.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from crawler.config import CrawlConfig
+from crawler.core.records import PageRecord, SkippedUrl, Verdict
+from crawler.engine.result import CrawlResult
+from crawler.frontier.job import Job
+from crawler.page.lastmod import choose_lastmod
+from crawler.page.read import PageOutcome
+from crawler.store.incremental import remember
+from crawler.store.referrers import Referrers
+from crawler.store.state import CrawlState
+from crawler.urls.filters import UrlFilters
+from crawler.urls.robots import RobotsPolicy
+from crawler.urls.scope import Scope
+
+
+class Bookkeeping:
+    """The records, counters, referrers and skipped URLs of one crawl."""
+
+    def __init__(self, config: CrawlConfig, scope: Scope, policy: RobotsPolicy,
+                 filters: UrlFilters, result: CrawlResult, state: CrawlState | None) -> None:
+        self.config, self.scope, self.policy, self.filters = config, scope, policy, filters
+        self.result, self.state = result, state
+        # False in the orphan phase: what it finds is reported, never kept for the next run
+        self.keeps_state = True
+        if config.audit:
+            result.referrers = Referrers()
+
+    def skip(self, item: SkippedUrl) -> None:
+        """A URL the crawl will not fetch, with its reason."""
+        self.result.skipped.append(item)
+        self.result.stats.skipped += 1
+        if self.state is not None and self.keeps_state:
+            self.state.skip(item)
+
+    def remember(self, job: Job, outcome: PageOutcome, run_time: datetime) -> PageOutcome:
+        """The page as this run knows it: with --state, what earlier runs saw (a 304
+        replays the stored page) and its lastmod; without, its lastmod alone."""
+        if self.state is not None:
+            outcome, reused = remember(self.state, job, outcome, self.config.lastmod,
+                                       run_time, every_link=self.config.audit)
+            self.result.stats.not_modified += reused
+        else:
+            record = outcome.record
+            record.lastmod = choose_lastmod(self.config.lastmod, record.lastmod, None)
+        return outcome
+
+    def keep(self, record: PageRecord) -> None:
+        """Count a fetched (or restored) page and keep its record."""
+        stats = self.result.stats
+        self.result.records.append(record)
+        stats.fetched += 1
+        if record.verdict is Verdict.LISTED:
+            stats.listed += 1
+        elif record.verdict is Verdict.ERROR:
+            stats.errors += 1
+
+    def keep_unlisted(self, record: PageRecord) -> None:
+        """--no-list: an indexable page that stays out of the sitemap; and the page's
+        same-origin images robots.txt disallows stay out of it. Applied after the
+        state has stored the page, so the state keeps what the page is."""
+        if record.verdict is Verdict.LISTED and self.filters.unlisted(record.url):
+            record.verdict = Verdict.NO_LIST
+        if record.images:
+            origin = self.scope.origin
+            record.images = tuple(image for image in record.images
+                                  if not image.startswith(origin + "/")
+                                  or self.policy.allows(image))
+
+    def refer(self, links: list[str], anchors: dict[str, str]) -> None:
+        """Who links where (audits): the last record kept links to ``links``."""
+        referrers, contains, clean = self.result.referrers, self.scope.contains, \
+            self.filters.clean
+        if referrers is None:
+            return
+        page = len(self.result.records) - 1
+        for link in links:
+            cleaned = clean(link)
+            if contains(cleaned):
+                referrers.add(cleaned, page, anchors.get(link))
