@@ -28,48 +28,34 @@ from __future__ import annotations
 import math
 import multiprocessing
 import os
-import pickle
-import signal
 import socket
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import replace
-from http.cookiejar import Cookie
-from typing import Any
 
 import anyio
 import anyio.to_thread
 from anyio.abc import TaskGroup, UNIXSocketStream
-from anyio.streams.buffered import BufferedByteReceiveStream
 
 from crawler.config import CrawlConfig
 from crawler.core.errors import ErrorKind, WorkerError
 from crawler.core.records import PageRecord
-from crawler.engine.page_fetcher import PageFetcher
+from crawler.engine.worker import serve
+from crawler.engine.worker_link import BEAT_SECONDS, JOB_LINGER, Link, set_jar
 from crawler.frontier.job import Job
 from crawler.http.fetch import Fetcher
-from crawler.http.politeness import Gate
 from crawler.page.read import PageOutcome
-from crawler.page.wire import outcome_in, outcome_out
+from crawler.page.wire import outcome_in
 
-Message = tuple[Any, ...]
-LENGTH_BYTES = 4
 # a worker that does not leave within this after its socket closed is killed
 EXIT_GRACE = 5.0
-# How long a worker's outcomes, and the coordinator's jobs, wait for company in
-# a frame: a few ms against the 50+ ms of a request on the Internet. On
-# loopback, with a frame a message two workers gave 1.25x one; batched, 1.6x
-# (bench/README.md).
-OUTCOME_LINGER = 0.005
-JOB_LINGER = 0.002
-# links a worker remembers having sent (about 10 MB of URLs)
-LINKS_REMEMBERED = 100_000
-# A worker says it is alive this often; one not heard from for WEDGED_AFTER (stopped
-# with SIGSTOP, or its loop blocked) is killed and its jobs go to the others.
-# (SITEMAP_CRAWLER_WORKER_SILENCE, in seconds, sets another: the tests' is shorter)
-BEAT_SECONDS = 1.0
+# A worker not heard from for this long (its heartbeat is every BEAT_SECONDS: it was
+# stopped with SIGSTOP, or its loop is blocked) is killed and its jobs go to the
+# others. SITEMAP_CRAWLER_WORKER_SILENCE, in seconds, sets another (the tests').
 WEDGED_AFTER = 10.0
+
+
 
 
 def wedged_after() -> float:
@@ -96,185 +82,11 @@ def shares(concurrency: int, workers: int) -> list[int]:
     return [base + (1 if index < extra else 0) for index in range(workers)]
 
 
-class _Link:
-    """One end of a worker's socket: frames out in batches, frames in as lists."""
-
-    def __init__(self, stream: UNIXSocketStream, linger: float) -> None:
-        self.stream = stream
-        self.linger = linger
-        self.reader = BufferedByteReceiveStream(stream)
-        self._outbox: list[Message] = []
-        self._wake = anyio.Event()
-        self._urgent = anyio.Event()
-
-    def post(self, message: Message, *, urgent: bool = False) -> None:
-        """Queue a message for the next frame (never blocks, so sync code can post).
-        An urgent one (the pacing gate's) cuts the linger short."""
-        self._outbox.append(message)
-        self._wake.set()
-        if urgent:
-            self._urgent.set()
-
-    async def send_loop(self) -> None:
-        while True:
-            await self._wake.wait()
-            if self.linger and not self._urgent.is_set():
-                # let the messages of the next few milliseconds share this frame: each
-                # frame costs a send, a wake-up and a turn of the loop on both sides
-                with anyio.move_on_after(self.linger):
-                    await self._urgent.wait()
-            self._wake, self._urgent = anyio.Event(), anyio.Event()
-            batch, self._outbox = self._outbox, []
-            try:
-                await self.send_now(batch)
-            except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
-                return  # the other end is gone: the receiving side says what happened
-
-    async def send_now(self, batch: list[Message]) -> None:
-        data = pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL)
-        await self.stream.send(len(data).to_bytes(LENGTH_BYTES, "big") + data)
-
-    async def receive(self) -> list[Message] | None:
-        """The next frame's messages, or ``None`` once the other end has closed."""
-        try:
-            size = int.from_bytes(await self.reader.receive_exactly(LENGTH_BYTES), "big")
-            batch: list[Message] = pickle.loads(await self.reader.receive_exactly(size))
-        except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError,
-                anyio.ClosedResourceError, ConnectionError):
-            return None
-        return batch
-
-
-def _unsent(links: list[str], sent: set[str]) -> list[str]:
-    """The links not sent before, now remembered as sent (up to a bound: past
-    it the set starts again, and a link sent twice costs a lookup, no more)."""
-    if len(sent) > LINKS_REMEMBERED:
-        sent.clear()
-    fresh = []
-    for link in links:
-        if link not in sent:
-            sent.add(link)
-            fresh.append(link)
-    return fresh
-
-
-def _set_jar(fetcher: Fetcher, cookies: list[Cookie]) -> None:
-    jar = fetcher.cookies.jar
-    jar.clear()
-    for cookie in cookies:
-        jar.set_cookie(cookie)
-
-
-# -- the worker's side --------------------------------------------------------------
-
-
-class _AskingGate(Gate):
-    """A worker's gate: lets requests start freely while the coordinator's gate
-    holds nothing back, and asks it for every start while it does."""
-
-    def __init__(self, link: _Link, holding: bool) -> None:
-        super().__init__()
-        self.link = link
-        self.holding = holding
-        self._grants: dict[int, anyio.Event] = {}
-        self._asked = 0
-
-    async def wait(self) -> None:
-        if not self.holding:
-            return
-        self._asked += 1
-        granted = self._grants[self._asked] = anyio.Event()
-        self.link.post(("wait", self._asked), urgent=True)
-        await granted.wait()
-
-    def grant(self, ticket: int) -> None:
-        event = self._grants.pop(ticket, None)
-        if event is not None:
-            event.set()
-
-    def back_off(self, pause: float) -> None:
-        self.holding = True  # at once here; the coordinator tells the others
-        self.link.post(("back_off", pause), urgent=True)
-
-    def recover(self) -> None:
-        if self.holding:
-            self.link.post(("recover",))
-
-
-def serve(sock: socket.socket, config: CrawlConfig, holding: bool,
-          cookies: list[Cookie]) -> None:
-    """A worker process: fetch and read the jobs the coordinator sends until it
-    closes the socket. Ctrl-C is the coordinator's to handle: ignored here."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    with suppress(BaseException):  # whatever happens here is reported on the socket
-        anyio.run(_serve, sock, config, holding, cookies)
-
-
-async def _serve(sock: socket.socket, config: CrawlConfig, holding: bool,
-                 cookies: list[Cookie]) -> None:
-    link = _Link(await UNIXSocketStream.from_socket(sock), OUTCOME_LINGER)
-    async with link.stream:
-        try:
-            await _work(link, config, holding, cookies)
-        except Exception as exc:  # a bug of ours: named to the coordinator, not printed
-            while isinstance(exc, ExceptionGroup):  # raised in a task: name that error
-                exc = exc.exceptions[0]
-            await link.send_now([("failed", f"{type(exc).__name__}: {exc}")])
-
-
-async def _work(link: _Link, config: CrawlConfig, holding: bool,
-                cookies: list[Cookie]) -> None:
-    async with Fetcher(config) as fetcher:
-        gate = fetcher.gate = _AskingGate(link, holding)
-        _set_jar(fetcher, cookies)
-        fetcher.on_cookies = lambda: link.post(("cookies", list(fetcher.cookies.jar)))
-        async with PageFetcher(config, fetcher) as pages:
-            link.post(("ready",), urgent=True)
-            jobs_tx, jobs_rx = anyio.create_memory_object_stream[tuple[Job, int]](float("inf"))
-
-            # Links this worker has sent already (a page's navigation repeats on every
-            # page): the coordinator would find each in its seen set and drop it. Not
-            # when the state or an audit keeps every link of every page.
-            sent: set[str] | None = (
-                set() if config.state_path is None and not config.audit else None)
-
-            async def work() -> None:
-                async for job, ticket in jobs_rx:
-                    outcome = await pages.fetch(job)
-                    if sent is not None and outcome.links:
-                        outcome.links = _unsent(outcome.links, sent)
-                    link.post(("done", ticket, outcome_out(outcome)))
-
-            async def beat() -> None:  # the coordinator kills a worker it stops hearing
-                while True:
-                    await anyio.sleep(BEAT_SECONDS)
-                    link.post(("beat",))
-
-            async with anyio.create_task_group() as group:
-                group.start_soon(link.send_loop)
-                group.start_soon(beat)
-                for _ in range(config.concurrency):
-                    group.start_soon(work)
-                while (batch := await link.receive()) is not None:
-                    for message in batch:
-                        kind = message[0]
-                        if kind == "job":
-                            _, url, depth, validators, ticket = message
-                            jobs_tx.send_nowait((Job(url, depth, validators=validators), ticket))
-                        elif kind == "go":
-                            gate.grant(message[1])
-                        elif kind == "holding":
-                            gate.holding = message[1]
-                        elif kind == "cookies":
-                            _set_jar(fetcher, message[1])
-                group.cancel_scope.cancel()  # the coordinator is done (or gone)
-
-
 # -- the coordinator's side -----------------------------------------------------------
 
 
 class _Worker:
-    def __init__(self, process: multiprocessing.process.BaseProcess, link: _Link) -> None:
+    def __init__(self, process: multiprocessing.process.BaseProcess, link: Link) -> None:
         self.process = process
         self.link = link
         # ticket -> (done, slot for the outcome, the job, times it was handed out)
@@ -313,7 +125,7 @@ class WorkerPool:
                       cookies))
             await anyio.to_thread.run_sync(process.start)
             theirs.close()
-            worker = _Worker(process, _Link(await UNIXSocketStream.from_socket(ours), JOB_LINGER))
+            worker = _Worker(process, Link(await UNIXSocketStream.from_socket(ours), JOB_LINGER))
             self._workers.append(worker)
             group.start_soon(worker.link.send_loop)
             group.start_soon(self._listen, worker)
@@ -412,7 +224,7 @@ class WorkerPool:
                     self.gate.recover()
                     self._tell_holding()
                 elif kind == "cookies":
-                    _set_jar(self.fetcher, message[1])
+                    set_jar(self.fetcher, message[1])
                     for other in self._workers:
                         if other is not worker:
                             other.link.post(("cookies", message[1]))

@@ -76,7 +76,8 @@ def test_a_worker_that_fails_names_the_error_on_its_socket() -> None:
     import anyio
     from anyio.abc import UNIXSocketStream
 
-    from crawler.engine.worker_pool import _Link, _serve
+    from crawler.engine.worker import _serve
+    from crawler.engine.worker_link import Link as _Link
 
     async def main() -> list[tuple[object, ...]] | None:
         ours, theirs = socket.socketpair()
@@ -95,7 +96,7 @@ def test_a_worker_that_fails_names_the_error_on_its_socket() -> None:
 
 def test_a_worker_sends_a_link_once_and_forgets_past_its_bound(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from crawler.engine import worker_pool
+    from crawler.engine import worker as worker_pool
 
     sent: set[str] = set()
     assert worker_pool._unsent(["a", "b", "a", "c"], sent) == ["a", "b", "c"]
