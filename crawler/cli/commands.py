@@ -77,7 +77,7 @@ from crawler.engine.worker_pool import worker_count
 from crawler.http.fetch import Fetcher
 from crawler.page.hreflang import sitemap_alternates
 from crawler.store.live_sitemap import LiveSitemap
-from crawler.store.state import mark_published
+from crawler.store.state_file import mark_published
 from crawler.urls.normalize import normalize_url
 from crawler.urls.scope import Scope
 from sitemap_writer import (

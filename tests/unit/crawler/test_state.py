@@ -9,13 +9,8 @@ import pytest
 
 from crawler.core.records import PageRecord, SkippedUrl, Verdict
 from crawler.frontier.job import Job
-from crawler.store.state import (
-    SCHEMA_VERSION,
-    CrawlState,
-    StateError,
-    StoredPage,
-    mark_published,
-)
+from crawler.store.state import CrawlState, StoredPage
+from crawler.store.state_file import SCHEMA_VERSION, StateError, mark_published
 
 ROOT = "http://h/"
 
