@@ -20,7 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from crawler.core.records import PageRecord, Verdict
-from crawler.store.state import CrawlState, StoredPage
+from crawler.store.state import CrawlState
+from crawler.store.stored import StoredPage
 
 ORIGIN = "https://www.example.com"
 

@@ -38,7 +38,8 @@ from crawler.page.read import PageOutcome
 from crawler.store.live_sitemap import LiveSitemap
 from crawler.store.record_store import RecordStore
 from crawler.store.skipped_store import SkippedStore
-from crawler.store.state import CrawlState, ResumePoint
+from crawler.store.state import CrawlState
+from crawler.store.stored import ResumePoint
 from crawler.urls.filters import UrlFilters
 from crawler.urls.normalize import host_of, normalize_url, resolve_link
 from crawler.urls.robots import RobotsMode, RobotsPolicy, allow_all, policy_from_response

@@ -14,7 +14,8 @@ from crawler.core.dates import trusted_lastmod
 from crawler.frontier.job import Job
 from crawler.page.lastmod import choose_lastmod, content_history, median_interval
 from crawler.page.read import PageOutcome, targets
-from crawler.store.state import CrawlState, StoredPage
+from crawler.store.state import CrawlState
+from crawler.store.stored import StoredPage
 
 NOT_MODIFIED = 304
 

@@ -25,10 +25,7 @@ import time
 import zlib
 from array import array
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Generic, TypeVar
 
 from crawler.core.errors import ErrorKind, StorageError
 from crawler.core.records import PageRecord, SkippedUrl, Verdict
@@ -41,6 +38,7 @@ from crawler.store.state_file import (
     other_run,
     storage_failure,
 )
+from crawler.store.stored import ResumePoint, StoredPage, StoredRows, epoch, moment
 
 BATCH_RECORDS = 500
 BATCH_SECONDS = 2.0
@@ -49,64 +47,6 @@ FAR_IDS_CACHED = 1024
 # is one indexed SELECT), so a crawl of a million pages does not hold them all.
 IDS_CACHED = 200_000
 CHANGES_KEPT = 12
-@dataclass(slots=True)
-class StoredPage:
-    """What the store remembers of one URL from an earlier fetch."""
-
-    record: PageRecord
-    etag: str | None
-    last_modified: str | None
-    content_hash: bytes | None
-    hash_changed_at: datetime | None
-    links: list[str] = field(default_factory=list)
-    outlinks: bytes | None = None  # the packed ids ``links`` is decoded from
-    # when the content was seen to change (epoch seconds, the last CHANGES_KEPT)
-    changes: tuple[int, ...] = ()
-    # outlink -> its anchor text, kept by audits so a 304 or a resumed run still
-    # knows what the links said
-    anchors: dict[str, str] = field(default_factory=dict)
-
-
-T = TypeVar("T")
-
-
-class StoredRows(Generic[T]):
-    """Rows of the state file, read afresh on each iteration and never all held: an
-    interrupted crawl of a million pages resumes without loading them."""
-
-    def __init__(self, db: sqlite3.Connection, sql: str, params: tuple,
-                 make: Callable[[tuple], T]) -> None:
-        self._db, self._sql, self._params, self._make = db, sql, params, make
-
-    def __iter__(self) -> Iterator[T]:
-        cursor = self._db.cursor().execute(self._sql, self._params)
-        return (self._make(row) for row in cursor)
-
-    def __len__(self) -> int:
-        return self._db.execute(f"SELECT count(*) FROM ({self._sql})", self._params).fetchone()[0]
-
-    def __bool__(self) -> bool:
-        return self._db.execute(f"SELECT EXISTS ({self._sql})", self._params).fetchone()[0] == 1
-
-
-@dataclass(slots=True)
-class ResumePoint:
-    """An unfinished run: what it had done and what it still had queued."""
-
-    records: Iterable[PageRecord]
-    skipped: Iterable[SkippedUrl]
-    queue: Iterable[Job]
-    outside: str | None = None  # the out-of-scope sketches (crawler.frontier.outside)
-
-
-def _epoch(moment: datetime | None) -> int | None:
-    return int(moment.timestamp()) if moment is not None else None
-
-
-def _moment(epoch: int | None) -> datetime | None:
-    return datetime.fromtimestamp(epoch, UTC) if epoch is not None else None
-
-
 class CrawlState:
     """One open state file, bound to one scope."""
 
@@ -402,8 +342,8 @@ class CrawlState:
             "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (url_id, self.run, record.depth, record.status, record.content_type,
              record.error.value if record.error else None, record.verdict.value,
-             page.etag, page.last_modified, _epoch(record.lastmod), page.content_hash,
-             _epoch(page.hash_changed_at), record.canonical, record.redirect_to,
+             page.etag, page.last_modified, epoch(record.lastmod), page.content_hash,
+             epoch(page.hash_changed_at), record.canonical, record.redirect_to,
              record.refresh_to, int(record.noindex), int(record.nofollow), record.links_found,
              outlinks, json.dumps(record.alternates, separators=(",", ":")),
              None if record.images is None else json.dumps(record.images,
@@ -426,7 +366,7 @@ class CrawlState:
          links_found, outlinks, alternates, images, changes, title, size, anchors) = row
         record = PageRecord(
             url=url, depth=depth, status=status, content_type=content_type,
-            lastmod=_moment(lastmod), error=ErrorKind(error) if error else None,
+            lastmod=moment(lastmod), error=ErrorKind(error) if error else None,
             redirect_to=redirect_to, refresh_to=refresh_to, canonical=canonical,
             noindex=bool(noindex), nofollow=bool(nofollow), links_found=links_found,
             verdict=Verdict(verdict),
@@ -441,7 +381,7 @@ class CrawlState:
             ids = array("I")
             ids.frombytes(zlib.decompress(outlinks))
             links = self._urls(ids)
-        return StoredPage(record, etag, last_modified, content_hash, _moment(hash_changed_at),
+        return StoredPage(record, etag, last_modified, content_hash, moment(hash_changed_at),
                           links, outlinks, seen_changes,
                           json.loads(zlib.decompress(anchors)) if anchors else {})
 

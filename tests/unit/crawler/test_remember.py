@@ -9,7 +9,8 @@ from crawler.core.records import PageRecord, Verdict
 from crawler.frontier.job import Job
 from crawler.page.read import PageOutcome
 from crawler.store.incremental import remember
-from crawler.store.state import CrawlState, StoredPage
+from crawler.store.state import CrawlState
+from crawler.store.stored import StoredPage
 
 ROOT = "http://h/"
 RUN = datetime(2026, 1, 2, tzinfo=UTC)

@@ -9,8 +9,9 @@ import pytest
 
 from crawler.core.records import PageRecord, SkippedUrl, Verdict
 from crawler.frontier.job import Job
-from crawler.store.state import CrawlState, StoredPage
+from crawler.store.state import CrawlState
 from crawler.store.state_file import SCHEMA_VERSION, StateError, mark_published
+from crawler.store.stored import StoredPage
 
 ROOT = "http://h/"
 
