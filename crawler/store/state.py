@@ -47,6 +47,8 @@ FAR_IDS_CACHED = 1024
 # is one indexed SELECT), so a crawl of a million pages does not hold them all.
 IDS_CACHED = 200_000
 CHANGES_KEPT = 12
+
+
 class CrawlState:
     """One open state file, bound to one scope."""
 
