@@ -2,22 +2,8 @@
 
 Options become a :class:`CrawlConfig`; the crawl's listed records become
 sorted :class:`SitemapEntry` values; the writer publishes them. Every failure
-a user can cause or meet ends as one line on stderr and an exit code:
-
-====  ===========================================================
-code  meaning
-====  ===========================================================
-0     sitemaps written
-1     unexpected error (``--debug`` shows the traceback)
-2     invalid START_URL or option
-3     start URL unreachable, out of scope, disallowed, or no
-      indexable page found (the previous output is kept)
-4     output directory not writable
-5     the new sitemap would list under half the URLs of the one in
-      --out (an outage or a login wall?); ``--allow-shrink`` overrides
-6     ``audit --fail-on``: a named finding is present (reports written)
-130   interrupted (SIGINT/SIGTERM); the previous output is kept
-====  ===========================================================
+a user can cause or meet ends as one line on stderr and an exit code (the
+codes are in ``crawler.cli.failure`` and the manual's "Exit codes").
 """
 
 from __future__ import annotations
@@ -42,6 +28,7 @@ from crawler.audit.live_sitemap import read_live_sitemap
 from crawler.audit.report import (
     explain_empty,
 )
+from crawler.cli import failure
 from crawler.cli.failure import (
     EXIT_FINDINGS,
     EXIT_INTERRUPTED,
@@ -69,7 +56,7 @@ from crawler.config import (
     DEFAULT_MAX_ORPHANS,
     CrawlConfig,
 )
-from crawler.core.credentials import Credentials, build_credentials
+from crawler.core.credentials import build_credentials
 from crawler.core.errors import ConfigError, StartUrlError, StorageError, WorkerError
 from crawler.engine.coordinator import LiveSitemapReader, crawl
 from crawler.engine.result import CrawlResult
@@ -99,8 +86,6 @@ from sitemap_writer import (
 _ABSOLUTE_OR_PATH = re.compile(r"(https?://[^\s\"<>]+|/[^\s\"<>]*)\Z", re.IGNORECASE)
 # The command line as given, to print the exact command that resumes a run.
 _INVOCATION: list[str] = []
-# The credentials of this run, to hide them from every message printed.
-_SECRETS: list[Credentials] = []
 _NO_ARGS_IS_HELP: type[click.UsageError] = getattr(
     click.exceptions, "NoArgsIsHelpError", click.exceptions.UsageError
 )
@@ -174,18 +159,18 @@ def run_crawl(*, debug: bool, quiet: bool, verbose: bool, **options: Any) -> int
             if options.pop("audit", False):
                 return _audit(display, quiet=quiet, **options)
             return _crawl_and_write(display, quiet=quiet, **options)
-    except Failure as failure:
-        return _fail(str(failure), failure.code)
+    except Failure as failed:
+        return failure.fail(str(failed), failed.code)
     except KeyboardInterrupt:
         latest = display.latest
         done = (f"after {latest.stats.fetched} pages ({latest.stats.listed} listable)"
                 if latest else "before the first page")
-        return _fail(f"interrupted {done}; previous output left untouched; "
+        return failure.fail(f"interrupted {done}; previous output left untouched; "
                      + _how_to_resume(options.get("state_path")), EXIT_INTERRUPTED)
     except Exception as exc:  # the last line of defence: one line, not a traceback
         if debug:
-            click.echo(_redact(traceback.format_exc()), err=True, nl=False)
-        return _fail(f"unexpected error: {exc!r} (run with --debug for details)",
+            click.echo(failure.redact(traceback.format_exc()), err=True, nl=False)
+        return failure.fail(f"unexpected error: {exc!r} (run with --debug for details)",
                      EXIT_UNEXPECTED)
 
 
@@ -300,7 +285,7 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
     if config.state_path is not None:
         mark_published(Path(config.state_path))
     if result.robots_txt_withheld is not None:
-        _warn(f"robots.txt not written: {result.robots_txt_withheld}; add the line "
+        failure.warn(f"robots.txt not written: {result.robots_txt_withheld}; add the line "
               f"'Sitemap: {written.index_url}' to it yourself (any other robots.txt in "
               f"{out_dir} was left as it was)")
     if not quiet:
@@ -313,7 +298,7 @@ def _run(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
     on the way is said."""
     result = _run_crawl(display, config)
     for why in result.workers_lost:
-        _warn(f"{why}: killed, and its pages went to the other workers")
+        failure.warn(f"{why}: killed, and its pages went to the other workers")
     return result
 
 
@@ -383,7 +368,7 @@ def _audit(display: CrawlDisplay, *, quiet: bool, start_url: str,
             f"{counts}; report(s): {', '.join(map(str, report_files))}", markup=False)
     present = [name for name in wanted if found[name]["count"]]
     if present:
-        return _fail("findings present: " + ", ".join(
+        return failure.fail("findings present: " + ", ".join(
             f"{name} ({found[name]['count']})" for name in present), EXIT_FINDINGS)
     return EXIT_OK
 
@@ -411,7 +396,7 @@ def _config(start_url: str, options: dict[str, Any]) -> CrawlConfig:
             auth=options.pop("auth", None), auth_env=options.pop("auth_env", None),
             header_env=options.pop("header_env", ()), cookie_env=options.pop("cookie_env", ()),
             environ=os.environ)
-        _SECRETS.append(credentials)
+        failure.SECRETS.append(credentials)
         return CrawlConfig(start_url=start_url, credentials=credentials, **options)
     except ConfigError as exc:
         raise Failure(str(exc), EXIT_USAGE) from None
@@ -421,22 +406,6 @@ def _how_to_resume(state_path: str | None) -> str:
     if state_path is None:
         return "--state FILE makes a crawl resumable"
     return how_to_resume(_INVOCATION)
-
-
-def _redact(text: str) -> str:
-    for credentials in _SECRETS:
-        text = credentials.redact(text)
-    return text
-
-
-def _warn(message: str) -> None:
-    """A line about the output a person must act on: shown even with --quiet."""
-    click.echo(f"sitemap-crawler: warning: {_redact(message)}", err=True)
-
-
-def _fail(message: str, code: int) -> int:
-    click.echo(f"sitemap-crawler: error: {_redact(message)}", err=True)
-    return code
 
 
 def main(argv: list[str] | None = None) -> NoReturn:
@@ -449,12 +418,12 @@ def main(argv: list[str] | None = None) -> NoReturn:
         click.echo(exc.ctx.get_help() if exc.ctx else "", err=True)
         code = EXIT_USAGE
     except click.UsageError as exc:
-        code = _fail(exc.format_message(), EXIT_USAGE)
+        code = failure.fail(exc.format_message(), EXIT_USAGE)
     except (click.exceptions.Abort, KeyboardInterrupt):  # before or after the crawl
-        code = _fail("interrupted; previous output left untouched; "
+        code = failure.fail("interrupted; previous output left untouched; "
                      + how_to_resume(_INVOCATION), EXIT_INTERRUPTED)
     except click.ClickException as exc:
-        code = _fail(exc.format_message(), exc.exit_code)
+        code = failure.fail(exc.format_message(), exc.exit_code)
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else EXIT_UNEXPECTED
     sys.exit(code or 0)

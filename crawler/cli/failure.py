@@ -1,7 +1,29 @@
-"""A failure already phrased for the user, and the exit codes the command documents
-(the table is in ``crawler.cli.commands``)."""
+"""How the command ends: the exit codes it documents, and every message one line on
+stderr with no secret in it.
+
+====  ===========================================================
+code  meaning
+====  ===========================================================
+0     sitemaps written
+1     unexpected error (``--debug`` shows the traceback), or every
+      ``--workers`` process lost
+2     invalid START_URL, option or config file, paths that collide,
+      a ``--resume`` of another command's or other limits' run
+3     start URL unreachable, out of scope, disallowed, or no
+      indexable page found (the previous output is kept)
+4     output directory, report or state file not writable
+5     the new sitemap would list under half the URLs of the one in
+      --out (an outage or a login wall?); ``--allow-shrink`` overrides
+6     ``audit --fail-on``: a named finding is present (reports written)
+130   interrupted (SIGINT/SIGTERM); the previous output is kept
+====  ===========================================================
+"""
 
 from __future__ import annotations
+
+import click
+
+from crawler.core.credentials import Credentials
 
 EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE, EXIT_START_URL, EXIT_OUTPUT, EXIT_SHRINK = 0, 1, 2, 3, 4, 5
 EXIT_FINDINGS = 6
@@ -14,3 +36,23 @@ class Failure(Exception):
     def __init__(self, message: str, code: int) -> None:
         super().__init__(message)
         self.code = code
+
+
+# The credentials of this run, to hide them from every message printed.
+SECRETS: list[Credentials] = []
+
+
+def redact(text: str) -> str:
+    for credentials in SECRETS:
+        text = credentials.redact(text)
+    return text
+
+
+def warn(message: str) -> None:
+    """A line about the output a person must act on: shown even with --quiet."""
+    click.echo(f"sitemap-crawler: warning: {redact(message)}", err=True)
+
+
+def fail(message: str, code: int) -> int:
+    click.echo(f"sitemap-crawler: error: {redact(message)}", err=True)
+    return code

@@ -76,7 +76,8 @@ def test_an_unexpected_error_and_its_traceback_never_show_a_secret(
         raise RuntimeError(f"bad header {config.credentials.headers[0][1]} for me:{secret}")
 
     monkeypatch.setattr(cli_module, "crawl", explode)
-    monkeypatch.setattr(cli_module, "_SECRETS", [])
+    from crawler.cli import failure
+    monkeypatch.setattr(failure, "SECRETS", [])
     result = CliRunner().invoke(cli_module.cli, [
         "crawl", "http://127.0.0.1:9/", "--out", str(tmp_path), "--auth", f"me:{secret}",
         "--debug"], standalone_mode=False)
