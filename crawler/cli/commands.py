@@ -9,12 +9,11 @@ codes are in ``crawler.cli.failure`` and the manual's "Exit codes").
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -24,7 +23,6 @@ import click
 
 from crawler.__version__ import __version__
 from crawler.audit.findings import FINDINGS, drop_duplicates
-from crawler.audit.live_sitemap import read_live_sitemap
 from crawler.audit.report import (
     explain_empty,
 )
@@ -52,18 +50,15 @@ from crawler.cli.report_files import (
 )
 from crawler.cli.signals import TermAsInterrupt
 from crawler.cli.sitemaps import base_url_for, print_summary, sitemap_entries, survey
+from crawler.cli.wiring import crawl_config, findings_named, live_reader
 from crawler.config import (
     DEFAULT_MAX_ORPHANS,
     CrawlConfig,
 )
-from crawler.core.credentials import build_credentials
 from crawler.core.errors import ConfigError, StartUrlError, StorageError, WorkerError
-from crawler.engine.coordinator import LiveSitemapReader, crawl
+from crawler.engine.coordinator import crawl
 from crawler.engine.result import CrawlResult
-from crawler.engine.worker_pool import worker_count
-from crawler.http.fetch import Fetcher
 from crawler.page.hreflang import sitemap_alternates
-from crawler.store.live_sitemap import LiveSitemap
 from crawler.store.state_file import mark_published
 from crawler.urls.normalize import normalize_url
 from crawler.urls.scope import Scope
@@ -78,7 +73,6 @@ from sitemap_writer import (
     ensure_output_dir,
     output_lock,
     published_url_count,
-    read_sitemap,
     smallest_shard_bytes,
     write_sitemaps,
 )
@@ -198,7 +192,7 @@ def _crawl_and_write(
                       "there", EXIT_USAGE)
     if report_files or drop_duplicates:  # links and fingerprints, for findings
         crawl_options["audit"] = True
-    config = _config(start_url, crawl_options)
+    config = crawl_config(start_url, crawl_options)
     if stylesheet is not None and stylesheet != BUILTIN and not _ABSOLUTE_OR_PATH.match(
             stylesheet):
         raise Failure(f"--stylesheet {stylesheet!r} must be 'builtin', an absolute http(s) "
@@ -308,7 +302,7 @@ def _run_crawl(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
     async def main() -> CrawlResult:
         if interrupt is not None:
             interrupt.task = asyncio.current_task()
-        return await crawl(config, on_record=display, live_sitemap=_live_reader(config))
+        return await crawl(config, on_record=display, live_sitemap=live_reader(config))
 
     try:
         with display:
@@ -327,27 +321,13 @@ def _run_crawl(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
         raise Failure(f"{exc}; previous output kept", EXIT_UNEXPECTED) from None
 
 
-def _live_reader(config: CrawlConfig) -> LiveSitemapReader | None:
-    """--compare-sitemap: the audit's reader, with the writer's XML parser."""
-    asked = config.compare_sitemap
-    if asked is None:
-        return None
-
-    async def read(fetcher: Fetcher, scope: Scope, robots_txt: bytes | None,
-                   clean: Callable[[str], str],
-                   secret: Callable[[str], bool] | None) -> LiveSitemap:
-        return await read_live_sitemap(fetcher, asked, scope, robots_txt, read_sitemap, clean,
-                                       secret)
-    return read
-
-
 def _audit(display: CrawlDisplay, *, quiet: bool, start_url: str,
            report_files: tuple[Path, ...], fail_on: str | None, **crawl_options: Any) -> int:
     """``audit``: the crawl, its reports, and exit 6 for a finding named by --fail-on."""
     check_reports(report_files)
     check_paths(report_files, crawl_options.get("state_path"))
-    wanted = _findings_named(fail_on)
-    config = _config(start_url, {**crawl_options, "audit": True, "command": "audit"})
+    wanted = findings_named(fail_on)
+    config = crawl_config(start_url, {**crawl_options, "audit": True, "command": "audit"})
     try:
         report_dirs(report_files)
     except OutputError as exc:
@@ -371,35 +351,6 @@ def _audit(display: CrawlDisplay, *, quiet: bool, start_url: str,
         return failure.fail("findings present: " + ", ".join(
             f"{name} ({found[name]['count']})" for name in present), EXIT_FINDINGS)
     return EXIT_OK
-
-
-def _findings_named(fail_on: str | None) -> list[str]:
-    names = [name.strip() for name in (fail_on or "").split(",") if name.strip()]
-    unknown = [name for name in names if name not in FINDINGS]
-    if unknown:
-        raise Failure(f"--fail-on {', '.join(unknown)}: not a finding (one of "
-                      f"{', '.join(FINDINGS)})", EXIT_USAGE)
-    return names
-
-
-def _config(start_url: str, options: dict[str, Any]) -> CrawlConfig:
-    for name in ("ignore_selectors", "exclude", "include", "no_list", "strip_params",
-                 "changefreq", "priority", "documents"):
-        options[name] = tuple(options.get(name, ()))
-    if "workers" in options:
-        options["workers"] = worker_count(options["workers"], options.get("concurrency") or 1)
-    if options.get("compare_sitemap") in ("off", ""):
-        options["compare_sitemap"] = None
-    try:
-        credentials = build_credentials(
-            headers=options.pop("headers", ()), cookies=options.pop("cookies", ()),
-            auth=options.pop("auth", None), auth_env=options.pop("auth_env", None),
-            header_env=options.pop("header_env", ()), cookie_env=options.pop("cookie_env", ()),
-            environ=os.environ)
-        failure.SECRETS.append(credentials)
-        return CrawlConfig(start_url=start_url, credentials=credentials, **options)
-    except ConfigError as exc:
-        raise Failure(str(exc), EXIT_USAGE) from None
 
 
 def _how_to_resume(state_path: str | None) -> str:

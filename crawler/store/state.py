@@ -27,10 +27,9 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from crawler.core.errors import ErrorKind, StorageError
-from crawler.core.records import PageRecord, SkippedUrl, Verdict
+from crawler.core.errors import StorageError
+from crawler.core.records import SkippedUrl, Verdict
 from crawler.frontier.job import Job
-from crawler.page.lastmod import median_interval
 from crawler.store.state_file import (
     StateError,
     hold_lock,
@@ -38,7 +37,13 @@ from crawler.store.state_file import (
     other_run,
     storage_failure,
 )
-from crawler.store.stored import ResumePoint, StoredPage, StoredRows, epoch, moment
+from crawler.store.stored import (
+    ResumePoint,
+    StoredPage,
+    StoredRows,
+    epoch,
+    stored_page,
+)
 
 BATCH_RECORDS = 500
 BATCH_SECONDS = 2.0
@@ -363,29 +368,7 @@ class CrawlState:
         self._dequeue(url_id)
 
     def _stored(self, url: str, row: tuple, *, with_links: bool = True) -> StoredPage:
-        (_id, _run, depth, status, content_type, error, verdict, etag, last_modified, lastmod,
-         content_hash, hash_changed_at, canonical, redirect_to, refresh_to, noindex, nofollow,
-         links_found, outlinks, alternates, images, changes, title, size, anchors) = row
-        record = PageRecord(
-            url=url, depth=depth, status=status, content_type=content_type,
-            lastmod=moment(lastmod), error=ErrorKind(error) if error else None,
-            redirect_to=redirect_to, refresh_to=refresh_to, canonical=canonical,
-            noindex=bool(noindex), nofollow=bool(nofollow), links_found=links_found,
-            verdict=Verdict(verdict),
-            alternates=(() if alternates in (None, "[]")  # most pages: no JSON to parse
-                        else tuple(tuple(pair) for pair in json.loads(alternates))),
-            images=None if images is None else tuple(json.loads(images)),
-            title=title, bytes=size, fingerprint=content_hash)
-        seen_changes = tuple(json.loads(changes)) if changes else ()
-        record.change_interval = median_interval(seen_changes)
-        links: list[str] = []
-        if outlinks and with_links:
-            ids = array("I")
-            ids.frombytes(zlib.decompress(outlinks))
-            links = self._urls(ids)
-        return StoredPage(record, etag, last_modified, content_hash, moment(hash_changed_at),
-                          links, outlinks, seen_changes,
-                          json.loads(zlib.decompress(anchors)) if anchors else {})
+        return stored_page(url, row, self._urls if with_links else None)
 
     def _resume_point(self) -> ResumePoint:
         self._flush()

@@ -3,14 +3,19 @@ interrupted run resumes from, and the time format the file keeps."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
+import zlib
+from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Generic, TypeVar
 
-from crawler.core.records import PageRecord, SkippedUrl
+from crawler.core.errors import ErrorKind
+from crawler.core.records import PageRecord, SkippedUrl, Verdict
 from crawler.frontier.job import Job
+from crawler.page.lastmod import median_interval
 
 
 @dataclass(slots=True)
@@ -69,3 +74,32 @@ def epoch(moment: datetime | None) -> int | None:
 
 def moment(epoch: int | None) -> datetime | None:
     return datetime.fromtimestamp(epoch, UTC) if epoch is not None else None
+
+
+def stored_page(url: str, row: tuple,
+                urls: Callable[[Iterable[int]], list[str]] | None) -> StoredPage:
+    """A ``pages`` row as the page it stands for; its outlinks read back through
+    ``urls`` (ids to URLs), or left unread when ``urls`` is ``None``."""
+    (_id, _run, depth, status, content_type, error, verdict, etag, last_modified, lastmod,
+     content_hash, hash_changed_at, canonical, redirect_to, refresh_to, noindex, nofollow,
+     links_found, outlinks, alternates, images, changes, title, size, anchors) = row
+    record = PageRecord(
+        url=url, depth=depth, status=status, content_type=content_type,
+        lastmod=moment(lastmod), error=ErrorKind(error) if error else None,
+        redirect_to=redirect_to, refresh_to=refresh_to, canonical=canonical,
+        noindex=bool(noindex), nofollow=bool(nofollow), links_found=links_found,
+        verdict=Verdict(verdict),
+        alternates=(() if alternates in (None, "[]")  # most pages: no JSON to parse
+                    else tuple(tuple(pair) for pair in json.loads(alternates))),
+        images=None if images is None else tuple(json.loads(images)),
+        title=title, bytes=size, fingerprint=content_hash)
+    seen_changes = tuple(json.loads(changes)) if changes else ()
+    record.change_interval = median_interval(seen_changes)
+    links: list[str] = []
+    if outlinks and urls is not None:
+        ids = array("I")
+        ids.frombytes(zlib.decompress(outlinks))
+        links = urls(ids)
+    return StoredPage(record, etag, last_modified, content_hash, moment(hash_changed_at),
+                      links, outlinks, seen_changes,
+                      json.loads(zlib.decompress(anchors)) if anchors else {})

@@ -1,0 +1,73 @@
+"""How the command's options become the crawl's inputs: its configuration (with the
+credentials read and remembered for redaction), the live-sitemap reader handed
+to the crawl, and the findings ``--fail-on`` names."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from crawler.audit.findings import FINDINGS
+from crawler.audit.live_sitemap import read_live_sitemap
+from crawler.cli import failure
+from crawler.cli.failure import (
+    EXIT_USAGE,
+    Failure,
+)
+from crawler.config import (
+    CrawlConfig,
+)
+from crawler.core.credentials import build_credentials
+from crawler.core.errors import ConfigError
+from crawler.engine.coordinator import LiveSitemapReader
+from crawler.engine.worker_pool import worker_count
+from crawler.http.fetch import Fetcher
+from crawler.store.live_sitemap import LiveSitemap
+from crawler.urls.scope import Scope
+from sitemap_writer import (
+    read_sitemap,
+)
+
+
+def live_reader(config: CrawlConfig) -> LiveSitemapReader | None:
+    """--compare-sitemap: the audit's reader, with the writer's XML parser."""
+    asked = config.compare_sitemap
+    if asked is None:
+        return None
+
+    async def read(fetcher: Fetcher, scope: Scope, robots_txt: bytes | None,
+                   clean: Callable[[str], str],
+                   secret: Callable[[str], bool] | None) -> LiveSitemap:
+        return await read_live_sitemap(fetcher, asked, scope, robots_txt, read_sitemap, clean,
+                                       secret)
+    return read
+
+
+def findings_named(fail_on: str | None) -> list[str]:
+    names = [name.strip() for name in (fail_on or "").split(",") if name.strip()]
+    unknown = [name for name in names if name not in FINDINGS]
+    if unknown:
+        raise Failure(f"--fail-on {', '.join(unknown)}: not a finding (one of "
+                      f"{', '.join(FINDINGS)})", EXIT_USAGE)
+    return names
+
+
+def crawl_config(start_url: str, options: dict[str, Any]) -> CrawlConfig:
+    for name in ("ignore_selectors", "exclude", "include", "no_list", "strip_params",
+                 "changefreq", "priority", "documents"):
+        options[name] = tuple(options.get(name, ()))
+    if "workers" in options:
+        options["workers"] = worker_count(options["workers"], options.get("concurrency") or 1)
+    if options.get("compare_sitemap") in ("off", ""):
+        options["compare_sitemap"] = None
+    try:
+        credentials = build_credentials(
+            headers=options.pop("headers", ()), cookies=options.pop("cookies", ()),
+            auth=options.pop("auth", None), auth_env=options.pop("auth_env", None),
+            header_env=options.pop("header_env", ()), cookie_env=options.pop("cookie_env", ()),
+            environ=os.environ)
+        failure.SECRETS.append(credentials)
+        return CrawlConfig(start_url=start_url, credentials=credentials, **options)
+    except ConfigError as exc:
+        raise Failure(str(exc), EXIT_USAGE) from None
