@@ -296,10 +296,24 @@ def _run(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
     return result
 
 
+def _late_results_ignored(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """The loop's error handler: silent about a thread's result that arrives for a
+    future the interrupt already cancelled, and the default for anything else.
+
+    Stopping a crawl cancels what waits on threads; the default executor's shutdown
+    thread (DNS lookups run there) may still post ``set_result`` to its cancelled
+    future, and asyncio printed that as a traceback after the one-line message,
+    about once in 50 SIGTERMs with two workers."""
+    if isinstance(context.get("exception"), asyncio.InvalidStateError):
+        return
+    loop.default_exception_handler(context)
+
+
 def _run_crawl(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
     interrupt = TermAsInterrupt.active
 
     async def main() -> CrawlResult:
+        asyncio.get_running_loop().set_exception_handler(_late_results_ignored)
         if interrupt is not None:
             interrupt.task = asyncio.current_task()
         return await crawl(config, on_record=display, live_sitemap=live_reader(config))

@@ -85,3 +85,25 @@ def test_an_unexpected_error_and_its_traceback_never_show_a_secret(
     text = result.output + (result.stderr if result.stderr_bytes is not None else "")
     assert "Traceback" in text and "RuntimeError" in text
     assert secret not in text and "bWU6" not in text  # nor its base64 (me:...)
+
+
+def test_a_late_thread_result_for_a_cancelled_future_is_not_printed() -> None:
+    """Stopping a crawl cancels what waits on threads; asyncio used to print a thread's
+    late ``set_result`` on such a future as a traceback after the one-line message."""
+    import asyncio
+
+    from crawler.cli.commands import _late_results_ignored
+
+    shown: list[dict[str, object]] = []
+
+    class Loop:
+        def default_exception_handler(self, context: dict[str, object]) -> None:
+            shown.append(context)
+
+    loop = Loop()
+    _late_results_ignored(loop, {"message": "Exception in callback Future.set_result(None)",
+                                 "exception": asyncio.InvalidStateError("invalid state")})
+    assert shown == []
+    other = {"message": "boom", "exception": RuntimeError("boom")}
+    _late_results_ignored(loop, other)
+    assert shown == [other]
