@@ -126,18 +126,20 @@ def kill_and_resume(tmp_path: Path, kills: int, seed: int,
 
 
 @pytest.mark.timeout(900)
-def test_a_dozen_kills_then_the_same_sitemap(tmp_path: Path) -> None:
-    """Twelve kills keep the suite short; the marathon (below) is the long run."""
-    figures = kill_and_resume(tmp_path, int(os.environ.get("KILL_COUNT", "12")), SEED)
-    assert figures["kills"] >= 12 and figures["redownloaded"] == 0
+def test_eight_kills_then_the_same_sitemap(tmp_path: Path) -> None:
+    """Eight kills keep the suite inside its ten minutes; the marathon (below) is the
+    long run, and KILL_COUNT sets another number here."""
+    kills = int(os.environ.get("KILL_COUNT", "8"))
+    figures = kill_and_resume(tmp_path, kills, SEED)
+    assert figures["kills"] >= kills and figures["redownloaded"] == 0
 
 
 @pytest.mark.timeout(900)
 def test_kills_with_two_workers_then_the_same_sitemap(tmp_path: Path) -> None:
     """The coordinator killed under its worker processes: they leave with it (their
     socket closes), and the resumed runs end on the one-worker crawl's sitemap."""
-    figures = kill_and_resume(tmp_path, 4, SEED + 1, ("--workers", "2"))
-    assert figures["kills"] >= 4 and figures["redownloaded"] == 0
+    figures = kill_and_resume(tmp_path, 3, SEED + 1, ("--workers", "2"))
+    assert figures["kills"] >= 3 and figures["redownloaded"] == 0
 
 
 @pytest.mark.marathon
