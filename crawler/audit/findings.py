@@ -11,14 +11,12 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from crawler.audit.live_findings import LIVE_FINDINGS, live_findings
+from crawler.audit.live_findings import live_findings
 from crawler.core.records import PageRecord, Verdict
 from crawler.engine.result import CrawlResult
 from crawler.store.record_store import RecordStore
 from crawler.store.skipped_store import SkippedStore
 
-FINDINGS = ("broken-links", "redirected-links", "duplicates", "canonical-problems", "titles",
-            "noindex-linked", *LIVE_FINDINGS)
 REDIRECTS = (Verdict.REDIRECT, Verdict.REDIRECT_LOOP)
 
 

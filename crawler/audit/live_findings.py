@@ -14,14 +14,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from crawler.audit.live_sitemap import KEPT
+from crawler.audit.names import LIVE_FINDINGS
 from crawler.core.dates import CLOCK_SKEW, w3c_period
 from crawler.core.records import PageRecord, Verdict
 from crawler.engine.result import CrawlResult
 from crawler.store.record_store import RecordStore
 from crawler.store.skipped_store import SkippedStore
 
-LIVE_FINDINGS = ("non-indexable-in-sitemap", "orphans", "missing-from-sitemap",
-                 "sitemap-lastmod", "sitemap-errors")
 # What a listed URL must not be; the value is what the item adds to say where it leads.
 _NOT_INDEXABLE = {
     Verdict.NOT_OK: None, Verdict.ERROR: None, Verdict.REDIRECT: "redirect_to",

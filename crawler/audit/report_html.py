@@ -15,8 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
-from crawler.audit.findings import FINDINGS
-from crawler.audit.live_findings import LIVE_FINDINGS
+from crawler.audit.names import FINDINGS, LIVE_FINDINGS
 
 _TIME_BUCKETS = ((50, "<50 ms"), (100, "50-100 ms"), (250, "100-250 ms"), (500, "250-500 ms"),
                  (1000, "0.5-1 s"), (float("inf"), "≥1 s"))

@@ -8,78 +8,27 @@ codes are in ``crawler.cli.failure`` and the manual's "Exit codes").
 
 from __future__ import annotations
 
-import asyncio
-import re
 import sys
-import time
-import traceback
-from collections.abc import Iterable
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-import anyio
 import click
 
 from crawler.__version__ import __version__
-from crawler.audit.findings import FINDINGS, drop_duplicates
-from crawler.audit.report import (
-    explain_empty,
-)
+from crawler.audit.names import FINDINGS
 from crawler.cli import failure
 from crawler.cli.failure import (
-    EXIT_FINDINGS,
     EXIT_INTERRUPTED,
-    EXIT_OK,
-    EXIT_OUTPUT,
-    EXIT_SHRINK,
-    EXIT_START_URL,
     EXIT_UNEXPECTED,
     EXIT_USAGE,
-    Failure,
 )
-from crawler.cli.invocation import how_to_resume
+from crawler.cli.invocation import INVOCATION, how_to_resume
 from crawler.cli.options import CRAWL_OPTIONS, SITEMAP_OPTIONS, with_options
-from crawler.cli.progress import CrawlDisplay
 from crawler.cli.quiet_stream import forgive_stderr
-from crawler.cli.report_files import (
-    check_paths,
-    check_reports,
-    report_dirs,
-    write_reports,
-)
-from crawler.cli.signals import TermAsInterrupt
-from crawler.cli.sitemaps import base_url_for, print_summary, sitemap_entries, survey
-from crawler.cli.wiring import crawl_config, findings_named, live_reader
 from crawler.config import (
     DEFAULT_MAX_ORPHANS,
-    CrawlConfig,
-)
-from crawler.core.errors import ConfigError, StartUrlError, StorageError, WorkerError
-from crawler.engine.coordinator import crawl
-from crawler.engine.result import CrawlResult
-from crawler.page.hreflang import sitemap_alternates
-from crawler.store.state_file import mark_published
-from crawler.urls.normalize import normalize_url
-from crawler.urls.scope import Scope
-from sitemap_writer import (
-    BUILTIN_STYLESHEET as BUILTIN,
-)
-from sitemap_writer import (
-    MAX_SITEMAP_BYTES,
-    MAX_URLS_PER_SITEMAP,
-    OutputError,
-    SitemapEntry,
-    ensure_output_dir,
-    output_lock,
-    published_url_count,
-    smallest_shard_bytes,
-    write_sitemaps,
 )
 
-_ABSOLUTE_OR_PATH = re.compile(r"(https?://[^\s\"<>]+|/[^\s\"<>]*)\Z", re.IGNORECASE)
-# The command line as given, to print the exact command that resumes a run.
-_INVOCATION: list[str] = []
 _NO_ARGS_IS_HELP: type[click.UsageError] = getattr(
     click.exceptions, "NoArgsIsHelpError", click.exceptions.UsageError
 )
@@ -112,6 +61,8 @@ def crawl_command(**options: Any) -> int:
     or a Python regular expression after 're:', searched in the same string:
       --exclude 're:^/(search|login)'
     """
+    from crawler.cli.run import run_crawl  # the crawler's imports, only when it runs
+
     return run_crawl(**options)
 
 
@@ -141,244 +92,17 @@ def audit_command(**options: Any) -> int:
     orphans, missing-from-sitemap, sitemap-lastmod, sitemap-errors. Every URL
     row says who links to it (the first five pages, and the anchor text of one).
     """
+    from crawler.cli.run import run_crawl
+
     return run_crawl(audit=True, **options)
-
-
-def run_crawl(*, debug: bool, quiet: bool, verbose: bool, **options: Any) -> int:
-    display = CrawlDisplay(quiet=quiet, verbose=verbose,
-                           concurrency=max(1, int(options.get("concurrency") or 1)),
-                           max_pages=options.get("max_pages"))
-    try:
-        with TermAsInterrupt():
-            if options.pop("audit", False):
-                return _audit(display, quiet=quiet, **options)
-            return _crawl_and_write(display, quiet=quiet, **options)
-    except Failure as failed:
-        return failure.fail(str(failed), failed.code)
-    except KeyboardInterrupt:
-        latest = display.latest
-        done = (f"after {latest.stats.fetched} pages ({latest.stats.listed} listable)"
-                if latest else "before the first page")
-        return failure.fail(f"interrupted {done}; previous output left untouched; "
-                     + _how_to_resume(options.get("state_path")), EXIT_INTERRUPTED)
-    except Exception as exc:  # the last line of defence: one line, not a traceback
-        if debug:
-            click.echo(failure.redact(traceback.format_exc()), err=True, nl=False)
-        return failure.fail(f"unexpected error: {exc!r} (run with --debug for details)",
-                     EXIT_UNEXPECTED)
-
-
-def _crawl_and_write(
-    display: CrawlDisplay,
-    *,
-    quiet: bool,
-    start_url: str,
-    out_dir: Path,
-    base_url: str | None,
-    max_urls_per_sitemap: int,
-    max_bytes_per_sitemap: int,
-    compressed: bool,
-    report_files: tuple[Path, ...],
-    allow_shrink: bool,
-    hreflang_external: bool,
-    stylesheet: str | None,
-    drop_duplicates: bool,
-    **crawl_options: Any,
-) -> int:
-    check_reports(report_files)
-    check_paths(report_files, crawl_options.get("state_path"), out_dir)
-    if crawl_options.get("compare_sitemap") not in (None, "off") and not report_files:
-        raise Failure("--compare-sitemap needs --report FILE: the comparison is reported "
-                      "there", EXIT_USAGE)
-    if report_files or drop_duplicates:  # links and fingerprints, for findings
-        crawl_options["audit"] = True
-    config = crawl_config(start_url, crawl_options)
-    if stylesheet is not None and stylesheet != BUILTIN and not _ABSOLUTE_OR_PATH.match(
-            stylesheet):
-        raise Failure(f"--stylesheet {stylesheet!r} must be 'builtin', an absolute http(s) "
-                      "URL or a path such as /sitemap.xsl", EXIT_USAGE)
-    scope = Scope.for_start(config.start_url, config.prefix)
-    base = base_url_for(base_url, scope)
-    if not 1 <= max_urls_per_sitemap <= MAX_URLS_PER_SITEMAP:
-        raise Failure(f"--max-urls-per-sitemap must be 1..50000 (got {max_urls_per_sitemap})",
-                      EXIT_USAGE)
-    smallest = smallest_shard_bytes()
-    if not smallest <= max_bytes_per_sitemap <= MAX_SITEMAP_BYTES:
-        raise Failure(f"--max-bytes-per-sitemap must be {smallest}..{MAX_SITEMAP_BYTES}, so that "
-                      f"a shard can hold the longest URL a sitemap may list "
-                      f"(got {max_bytes_per_sitemap})", EXIT_USAGE)
-    try:
-        ensure_output_dir(out_dir)
-        report_dirs(report_files)
-    except OutputError as exc:
-        raise Failure(str(exc), EXIT_OUTPUT) from None
-
-    try:
-        with output_lock(out_dir):
-            return _crawl_locked(display, config, quiet=quiet, out_dir=out_dir, base=base,
-                                 max_urls=max_urls_per_sitemap, max_bytes=max_bytes_per_sitemap,
-                                 compressed=compressed, report_files=report_files,
-                                 allow_shrink=allow_shrink,
-                                 extras=_Extras(scope, hreflang_external, stylesheet,
-                                                drop_duplicates))
-    except OutputError as exc:
-        raise Failure(str(exc), EXIT_OUTPUT) from None
-
-
-@dataclass(frozen=True, slots=True)
-class _Extras:
-    """What goes into the sitemaps beyond loc and lastmod."""
-
-    scope: Scope
-    hreflang_external: bool
-    stylesheet: str | None
-    drop_duplicates: bool = False
-
-
-def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, out_dir: Path,
-                  base: str, max_urls: int, max_bytes: int, compressed: bool,
-                  report_files: tuple[Path, ...], allow_shrink: bool, extras: _Extras) -> int:
-    """Crawl, then publish; runs while this process holds the output directory."""
-    started = time.monotonic()
-    result = _run(display, config)
-    if extras.drop_duplicates:
-        drop_duplicates(result)
-    listed = result.listed()
-    spilled = getattr(result.records, "spilled", False)
-    alternates, problems = (sitemap_alternates(
-        listed, extras.scope.contains, external=extras.hreflang_external,
-        is_listed=result.records.is_listed if spilled else None)  # type: ignore[attr-defined]
-        if config.hreflang else ({}, []))
-    write_reports(report_files, result, {
-        "base_url": base, "hreflang": [asdict(problem) for problem in problems]})
-    hints = config.hints()
-    entries: Iterable[SitemapEntry]
-    if spilled:
-        # Records on disk: one pass to count and see what the shards declare, one
-        # to write; the entries are never all in memory.
-        count, has_alternates, has_images = survey(sitemap_entries(listed, alternates, hints))
-        entries = sitemap_entries(listed, alternates, hints)
-    else:
-        entries = list(sitemap_entries(listed, alternates, hints))
-        count, has_alternates, has_images = survey(entries)
-    if not count:
-        raise Failure(explain_empty(result) + "; previous output kept", EXIT_START_URL)
-    previous = published_url_count(out_dir)
-    if not allow_shrink and count * 2 < previous:
-        raise Failure(
-            f"refusing to replace a sitemap of {previous} URLs with one of {count} "
-            f"(more than half gone: an outage or a login wall?); previous output kept; "
-            "use --allow-shrink if the site really shrank", EXIT_SHRINK)
-    written = write_sitemaps(
-        entries, out_dir=out_dir, base_url=base, compressed=compressed,
-        max_urls=max_urls, max_bytes=max_bytes, robots_txt=result.robots_txt,
-        write_robots=result.robots_txt_withheld is None,
-        alternates=has_alternates, images=has_images,
-        stylesheet=extras.stylesheet,
-    )
-    if config.state_path is not None:
-        mark_published(Path(config.state_path))
-    if result.robots_txt_withheld is not None:
-        failure.warn(f"robots.txt not written: {result.robots_txt_withheld}; add the line "
-              f"'Sitemap: {written.index_url}' to it yourself (any other robots.txt in "
-              f"{out_dir} was left as it was)")
-    if not quiet:
-        print_summary(display, result, written, time.monotonic() - started, out_dir)
-    return EXIT_OK
-
-
-def _run(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
-    """The crawl itself, its setup failures turned into exit codes; a worker given up
-    on the way is said."""
-    result = _run_crawl(display, config)
-    for why in result.workers_lost:
-        failure.warn(f"{why}: killed, and its pages went to the other workers")
-    return result
-
-
-def _late_results_ignored(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-    """The loop's error handler: silent about a thread's result that arrives for a
-    future the interrupt already cancelled, and the default for anything else.
-
-    Stopping a crawl cancels what waits on threads; the default executor's shutdown
-    thread (DNS lookups run there) may still post ``set_result`` to its cancelled
-    future, and asyncio printed that as a traceback after the one-line message,
-    about once in 50 SIGTERMs with two workers."""
-    if isinstance(context.get("exception"), asyncio.InvalidStateError):
-        return
-    loop.default_exception_handler(context)
-
-
-def _run_crawl(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
-    interrupt = TermAsInterrupt.active
-
-    async def main() -> CrawlResult:
-        asyncio.get_running_loop().set_exception_handler(_late_results_ignored)
-        if interrupt is not None:
-            interrupt.task = asyncio.current_task()
-        return await crawl(config, on_record=display, live_sitemap=live_reader(config))
-
-    try:
-        with display:
-            return anyio.run(main)
-    except asyncio.CancelledError:
-        if interrupt is not None and interrupt.fired:  # SIGTERM with Ctrl-C ignored
-            raise KeyboardInterrupt from None
-        raise
-    except StartUrlError as exc:
-        raise Failure(str(exc), EXIT_START_URL) from None
-    except ConfigError as exc:  # e.g. a state file of another scope
-        raise Failure(str(exc), EXIT_USAGE) from None
-    except StorageError as exc:  # the state file's disk is full
-        raise Failure(f"{exc}; previous output kept", EXIT_OUTPUT) from None
-    except WorkerError as exc:  # a worker process was killed, or met a bug of ours
-        raise Failure(f"{exc}; previous output kept", EXIT_UNEXPECTED) from None
-
-
-def _audit(display: CrawlDisplay, *, quiet: bool, start_url: str,
-           report_files: tuple[Path, ...], fail_on: str | None, **crawl_options: Any) -> int:
-    """``audit``: the crawl, its reports, and exit 6 for a finding named by --fail-on."""
-    check_reports(report_files)
-    check_paths(report_files, crawl_options.get("state_path"))
-    wanted = findings_named(fail_on)
-    config = crawl_config(start_url, {**crawl_options, "audit": True, "command": "audit"})
-    try:
-        report_dirs(report_files)
-    except OutputError as exc:
-        raise Failure(str(exc), EXIT_OUTPUT) from None
-    started = time.monotonic()
-    result = _run(display, config)
-    scope = Scope.for_start(normalize_url(config.start_url) or config.start_url, config.prefix)
-    _alternates, problems = (sitemap_alternates(result.listed(), scope.contains)
-                             if config.hreflang else ({}, []))
-    found = write_reports(report_files, result, {
-        "hreflang": [asdict(problem) for problem in problems]})
-    if config.state_path is not None:  # its reports are its output: nothing to resume
-        mark_published(Path(config.state_path))
-    if not quiet:
-        counts = ", ".join(f"{name} {found[name]['count']}" for name in FINDINGS)
-        display.console.print(
-            f"audited {result.stats.fetched} pages in {time.monotonic() - started:.1f}s: "
-            f"{counts}; report(s): {', '.join(map(str, report_files))}", markup=False)
-    present = [name for name in wanted if found[name]["count"]]
-    if present:
-        return failure.fail("findings present: " + ", ".join(
-            f"{name} ({found[name]['count']})" for name in present), EXIT_FINDINGS)
-    return EXIT_OK
-
-
-def _how_to_resume(state_path: str | None) -> str:
-    if state_path is None:
-        return "--state FILE makes a crawl resumable"
-    return how_to_resume(_INVOCATION)
 
 
 def main(argv: list[str] | None = None) -> NoReturn:
     """Entry point: click's own usage errors, too, become one line and exit 2."""
-    _INVOCATION[:] = sys.argv[1:] if argv is None else argv
+    INVOCATION[:] = sys.argv[1:] if argv is None else argv
     forgive_stderr()  # a closed or full stderr must not cost the output
     try:
-        code = cli.main(args=_INVOCATION, prog_name="sitemap-crawler", standalone_mode=False)
+        code = cli.main(args=INVOCATION, prog_name="sitemap-crawler", standalone_mode=False)
     except _NO_ARGS_IS_HELP as exc:  # bare "sitemap-crawler": show the help, like git does
         click.echo(exc.ctx.get_help() if exc.ctx else "", err=True)
         code = EXIT_USAGE
@@ -386,7 +110,7 @@ def main(argv: list[str] | None = None) -> NoReturn:
         code = failure.fail(exc.format_message(), EXIT_USAGE)
     except (click.exceptions.Abort, KeyboardInterrupt):  # before or after the crawl
         code = failure.fail("interrupted; previous output left untouched; "
-                     + how_to_resume(_INVOCATION), EXIT_INTERRUPTED)
+                     + how_to_resume(INVOCATION), EXIT_INTERRUPTED)
     except click.ClickException as exc:
         code = failure.fail(exc.format_message(), exc.exit_code)
     except SystemExit as exc:

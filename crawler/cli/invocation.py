@@ -10,6 +10,9 @@ import shlex
 
 from crawler.core.credentials import REDACTED
 
+# The command line as given, to print the exact command that resumes a run.
+INVOCATION: list[str] = []
+
 SECRET_OPTIONS = frozenset({"--header", "--cookie", "--auth"})
 
 

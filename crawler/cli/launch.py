@@ -4,8 +4,9 @@ Importing the crawler takes a few hundred milliseconds. A SIGTERM in that time
 (a cron wrapper's timeout, ``kill`` from a script that just started the job)
 found Python's default action and killed the process without a word (exit
 -15), and a Ctrl-C printed a traceback. Here both become the documented exit
-130 with its one line before anything heavy is imported; once the command runs,
-``crawler.cli.commands`` takes over the signals.
+130 with its one line before anything heavy is imported, and they stay so while
+a command reads its options and imports what it runs; a crawl then takes the
+signals over (``crawler.cli.signals``).
 
 While importing, the signals raise :class:`_Stopped`, not ``KeyboardInterrupt``:
 CPython marks a ``KeyboardInterrupt`` that leaves code run by ``exec()`` (which
@@ -33,12 +34,13 @@ def _stop(signum: int, frame: FrameType | None) -> None:
     raise _Stopped
 
 
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
-
-
 def main() -> NoReturn:
     """Entry point of ``sitemap-crawler`` and ``python -m crawler``."""
+    if sys.argv[1:] == ["--version"]:  # answered before anything else is imported
+        from crawler.__version__ import __version__
+
+        print(f"sitemap-crawler, version {__version__}")
+        sys.exit(0)
     on_term = signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
     on_int = signal.getsignal(signal.SIGINT) is signal.default_int_handler
     try:
@@ -48,11 +50,8 @@ def main() -> NoReturn:
             signal.signal(signal.SIGINT, _stop)
         from crawler.cli.commands import main as run
 
-        # from here a signal is the KeyboardInterrupt the command answers with 130
-        if on_int:
-            signal.signal(signal.SIGINT, signal.default_int_handler)
-        if on_term:
-            signal.signal(signal.SIGTERM, _interrupt)
+        # the handlers stay until a crawl takes the signals over (crawler.cli.signals):
+        # its own imports come after the options are read, and may be interrupted too
         run()
     except (_Stopped, KeyboardInterrupt):
         _interrupted()

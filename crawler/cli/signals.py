@@ -19,6 +19,10 @@ class TermAsInterrupt:
 
     def __enter__(self) -> TermAsInterrupt:
         self._previous = signal.getsignal(signal.SIGTERM)
+        self._previous_int = signal.getsignal(signal.SIGINT)
+        if callable(self._previous_int) and self._previous_int is not signal.default_int_handler:
+            # the launcher's handler: from here Ctrl-C is asyncio's, as Python's default
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         self.task: asyncio.Task[Any] | None = None  # the crawl's, while it runs
         self.fired = False
         signal.signal(signal.SIGTERM, self._handle)
@@ -27,6 +31,7 @@ class TermAsInterrupt:
 
     def __exit__(self, *exc_info: object) -> None:
         signal.signal(signal.SIGTERM, self._previous)
+        signal.signal(signal.SIGINT, self._previous_int)
         TermAsInterrupt.active = None
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:

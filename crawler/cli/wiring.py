@@ -8,8 +8,8 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from crawler.audit.findings import FINDINGS
 from crawler.audit.live_sitemap import read_live_sitemap
+from crawler.audit.names import FINDINGS
 from crawler.cli import failure
 from crawler.cli.failure import (
     EXIT_USAGE,

@@ -15,7 +15,6 @@ from crawler.__version__ import __version__
 from crawler.config.hints import OBSERVED, Hints, build_hints
 from crawler.core.credentials import Credentials
 from crawler.core.errors import ConfigError
-from crawler.page.fingerprint import check_selector
 from crawler.page.lastmod import LASTMOD_MODES
 from crawler.urls.documents import parse_documents
 from crawler.urls.filters import UrlFilters
@@ -158,6 +157,8 @@ class CrawlConfig:
             raise ConfigError("--resume needs --state FILE: the state is what is resumed")
         if self.lastmod not in LASTMOD_MODES:
             raise ConfigError(f"--lastmod must be one of {', '.join(LASTMOD_MODES)}")
+        if self.ignore_selectors:  # lexbor is loaded only when a selector is given
+            from crawler.page.fingerprint import check_selector
         for selector in self.ignore_selectors:
             if not check_selector(selector):
                 raise ConfigError(f"--ignore-selector {selector!r} is not a valid CSS selector")

@@ -68,6 +68,7 @@ def test_an_unexpected_error_and_its_traceback_never_show_a_secret(
     from click.testing import CliRunner
 
     import crawler.cli.commands as cli_module
+    import crawler.cli.run as run_module
 
     secret = "pw-Q9-SECRET"
 
@@ -75,7 +76,7 @@ def test_an_unexpected_error_and_its_traceback_never_show_a_secret(
         # a library's error that happens to quote a header value, and the password
         raise RuntimeError(f"bad header {config.credentials.headers[0][1]} for me:{secret}")
 
-    monkeypatch.setattr(cli_module, "crawl", explode)
+    monkeypatch.setattr(run_module, "crawl", explode)
     from crawler.cli import failure
     monkeypatch.setattr(failure, "SECRETS", [])
     result = CliRunner().invoke(cli_module.cli, [
@@ -92,7 +93,7 @@ def test_a_late_thread_result_for_a_cancelled_future_is_not_printed() -> None:
     late ``set_result`` on such a future as a traceback after the one-line message."""
     import asyncio
 
-    from crawler.cli.commands import _late_results_ignored
+    from crawler.cli.run import _late_results_ignored
 
     shown: list[dict[str, object]] = []
 

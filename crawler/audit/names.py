@@ -1,0 +1,10 @@
+"""The names of the audit's findings: what ``--fail-on`` takes and the reports use.
+
+Apart from the findings themselves so that the command's help can name them
+without importing the audit (and the HTTP stack under its live-sitemap reader).
+"""
+
+LIVE_FINDINGS = ("non-indexable-in-sitemap", "orphans", "missing-from-sitemap",
+                 "sitemap-lastmod", "sitemap-errors")
+FINDINGS = ("broken-links", "redirected-links", "duplicates", "canonical-problems", "titles",
+            "noindex-linked", *LIVE_FINDINGS)
