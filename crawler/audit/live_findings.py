@@ -13,8 +13,7 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from crawler.audit.live_sitemap import KEPT
-from crawler.audit.names import LIVE_FINDINGS
+from crawler.audit.names import KEPT, LIVE_FINDINGS
 from crawler.core.dates import CLOCK_SKEW, w3c_period
 from crawler.core.records import PageRecord, Verdict
 from crawler.engine.result import CrawlResult

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
+from crawler.audit.names import KEPT
 from crawler.http.fetch import Fetcher
 from crawler.store.live_sitemap import LiveSitemap, SitemapFile
 from crawler.urls.normalize import normalize_url, resolve_link
@@ -27,7 +28,6 @@ from crawler.urls.scope import Scope
 MAX_SITEMAP_BYTES = 50 * 1024 * 1024
 MAX_FILES = 1000  # sitemaps read in one audit: 50 million URLs' worth
 MAX_REDIRECTS = 5
-KEPT = 1000  # invalid or out-of-scope locs kept by name; the rest are counted
 SAME_LASTMOD_AT_LEAST = 3
 WELL_KNOWN = ("sitemap.xml", "sitemap_index.xml")
 REDIRECTS = frozenset({301, 302, 303, 307, 308})

@@ -8,3 +8,7 @@ LIVE_FINDINGS = ("non-indexable-in-sitemap", "orphans", "missing-from-sitemap",
                  "sitemap-lastmod", "sitemap-errors")
 FINDINGS = ("broken-links", "redirected-links", "duplicates", "canonical-problems", "titles",
             "noindex-linked", *LIVE_FINDINGS)
+
+# invalid or out-of-scope locs of a live sitemap kept by name, and wrong lastmods
+# listed; the rest are counted
+KEPT = 1000

@@ -8,7 +8,6 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from crawler.audit.live_sitemap import read_live_sitemap
 from crawler.audit.names import FINDINGS
 from crawler.cli import failure
 from crawler.cli.failure import (
@@ -39,6 +38,9 @@ def live_reader(config: CrawlConfig) -> LiveSitemapReader | None:
     async def read(fetcher: Fetcher, scope: Scope, robots_txt: bytes | None,
                    clean: Callable[[str], str],
                    secret: Callable[[str], bool] | None) -> LiveSitemap:
+        # imported here: a crawl without --compare-sitemap never needs the reader
+        from crawler.audit.live_sitemap import read_live_sitemap
+
         return await read_live_sitemap(fetcher, asked, scope, robots_txt, read_sitemap, clean,
                                        secret)
     return read

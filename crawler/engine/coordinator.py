@@ -43,7 +43,7 @@ from crawler.store.stored import ResumePoint
 from crawler.urls.filters import UrlFilters
 from crawler.urls.normalize import host_of, normalize_url, resolve_link
 from crawler.urls.robots import RobotsMode, RobotsPolicy, allow_all, policy_from_response
-from crawler.urls.scope import Scope, registered_domain
+from crawler.urls.scope import Scope, warm_public_suffixes
 
 ROBOTS_MAX_REDIRECTS = 5
 OUTSIDE = frozenset({Verdict.EXTERNAL, Verdict.OTHER_HOST, Verdict.OUT_OF_SCOPE})
@@ -85,9 +85,9 @@ async def crawl(
     result.records = RecordStore()  # type: ignore[assignment]
     result.skipped = SkippedStore()  # type: ignore[assignment]
     result.stats.started = anyio.current_time()
-    # tldextract parses its suffix list on first use (~90 ms): here, before any
-    # request is in flight, rather than on the loop when the first external link shows.
-    registered_domain(host_of(start))
+    # tldextract parses its suffix list on first use (~90 ms): in a thread while the
+    # first requests go out, rather than on the loop when the first external link shows.
+    suffixes = warm_public_suffixes(host_of(start))
     state = CrawlState(Path(config.state_path), scope.root) if config.state_path else None
     try:
         point = (state.begin(resume=config.resume, settings=config.run_settings())
@@ -100,6 +100,9 @@ async def crawl(
                 result.crawl_delay_asked = delay
                 result.crawl_delay_used = min(delay, config.max_crawl_delay)
                 fetcher.gate.raise_interval(result.crawl_delay_used)
+            # Pages are read in forked processes: no thread may be importing then
+            # (the child would inherit its import locks, held for ever).
+            suffixes.join()
             async with _page_source(config, fetcher, filters.clean) as pages:
                 coordinator = _Coordinator(config, scope, policy, fetcher, result, on_record, state,
                                            filters, pages)
@@ -128,6 +131,7 @@ async def crawl(
         if state is not None:
             state.finish()
     finally:
+        suffixes.join()  # instant unless the crawl ended before its first page
         if state is not None:
             state.close()
     result.elapsed = anyio.current_time() - result.stats.started

@@ -7,3 +7,7 @@ httpx transport (``aiohttp_transport.py``, the one module that imports
 aiohttp). Pacing (``politeness.py``) and the capped body decoder
 (``inflate.py``) are the same for both.
 """
+
+from crawler.http.lean_imports import httpx_without_its_cli
+
+httpx_without_its_cli()

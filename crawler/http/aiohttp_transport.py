@@ -25,12 +25,15 @@ from __future__ import annotations
 import ssl
 from collections.abc import AsyncIterator
 
-import aiohttp
 import httpx
-from aiohttp.http_exceptions import HttpProcessingError
-from yarl import URL
 
+from crawler.http.lean_imports import no_default_tls_store
 from crawler.http.prebuilt import RAW_URL
+
+with no_default_tls_store():  # its default contexts go unused: ours is passed
+    import aiohttp
+    from aiohttp.http_exceptions import HttpProcessingError
+    from yarl import URL
 
 HTTP_11 = {"http_version": b"HTTP/1.1"}
 

@@ -4,6 +4,7 @@ by what is imported, not by timing it."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -46,3 +47,26 @@ def test_a_crawl_still_imports_its_engine(tmp_path: object) -> None:
                                     "--retries", "0", "--timeout", "1")
     assert code == 3  # nothing listens there
     assert "crawler.engine.coordinator" in modules and "crawler.cli.run" in modules
+    # what a crawl never uses: httpx's own command line, the live-sitemap reader
+    # without --compare-sitemap
+    assert "httpx._client" in modules and "aiohttp" in modules
+    assert "httpx._main" not in modules and "crawler.audit.live_sitemap" not in modules
+
+
+def test_httpx_command_line_still_runs_when_called() -> None:
+    """The stand-in for httpx's CLI module imports the real one when called."""
+    done = subprocess.run([sys.executable, "-c", (
+        "import crawler.http, httpx, sys; sys.argv = ['httpx', '--help']; httpx.main()")],
+        cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert "Usage: httpx" in done.stdout, done.stderr[-2000:]
+
+
+def test_the_tls_store_is_back_after_aiohttp_is_imported() -> None:
+    """aiohttp is imported with the certificate store pointed at nothing; the user's
+    own SSL_CERT_FILE is there again afterwards, and an unset one stays unset."""
+    code = ("import os, crawler.http.aiohttp_transport; "
+            "print(os.environ.get('SSL_CERT_FILE'), os.environ.get('SSL_CERT_DIR'))")
+    env = {k: v for k, v in os.environ.items() if k not in ("SSL_CERT_FILE", "SSL_CERT_DIR")}
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
+                          text=True, timeout=60, env={**env, "SSL_CERT_FILE": "/my/ca.pem"})
+    assert done.stdout.split() == ["/my/ca.pem", "None"], done.stderr[-2000:]
