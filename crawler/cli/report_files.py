@@ -10,14 +10,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-from crawler.audit.findings import findings
-from crawler.audit.report import (
-    iter_rows,
-    report_head,
-    write_report_csv,
-    write_report_json,
-)
-from crawler.audit.report_html import write_report_html
 from crawler.cli.failure import EXIT_OUTPUT, EXIT_USAGE, Failure
 from crawler.engine.result import CrawlResult
 from sitemap_writer import (
@@ -67,8 +59,17 @@ def report_dirs(report_files: tuple[Path, ...]) -> None:
 def write_reports(report_files: tuple[Path, ...], result: CrawlResult,
                    extra: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Each report streamed to its file, rows made as they are written; the findings
-    (computed once for every format) are returned for the summary and --fail-on."""
-    found = findings(result) if report_files else {}
+    (computed once for every format) are returned for the summary and --fail-on.
+
+    The audit's modules are imported here, when there is a report to write: a crawl
+    without ``--report`` never loads them."""
+    if not report_files:
+        return {}
+    from crawler.audit.findings import findings
+    from crawler.audit.report import iter_rows, report_head, write_report_csv, write_report_json
+    from crawler.audit.report_html import write_report_html
+
+    found = findings(result)
     for path in report_files:
         kind = REPORT_FORMATS[path.suffix.lower()]
         with atomic_text(path) as out:

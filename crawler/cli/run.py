@@ -19,11 +19,7 @@ from typing import Any
 import anyio
 import click
 
-from crawler.audit.findings import drop_duplicates
 from crawler.audit.names import FINDINGS
-from crawler.audit.report import (
-    explain_empty,
-)
 from crawler.cli import failure
 from crawler.cli.failure import (
     EXIT_FINDINGS,
@@ -174,6 +170,8 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
     started = time.monotonic()
     result = _run(display, config)
     if extras.drop_duplicates:
+        from crawler.audit.findings import drop_duplicates  # only for --drop-duplicates
+
         drop_duplicates(result)
     listed = result.listed()
     spilled = getattr(result.records, "spilled", False)
@@ -194,6 +192,8 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
         entries = list(sitemap_entries(listed, alternates, hints))
         count, has_alternates, has_images = survey(entries)
     if not count:
+        from crawler.audit.report import explain_empty  # only when nothing is listed
+
         raise Failure(explain_empty(result) + "; previous output kept", EXIT_START_URL)
     previous = published_url_count(out_dir)
     if not allow_shrink and count * 2 < previous:

@@ -48,9 +48,11 @@ def test_a_crawl_still_imports_its_engine(tmp_path: object) -> None:
     assert code == 3  # nothing listens there
     assert "crawler.engine.coordinator" in modules and "crawler.cli.run" in modules
     # what a crawl never uses: httpx's own command line, the live-sitemap reader
-    # without --compare-sitemap
+    # without --compare-sitemap, the audit's findings and reports without --report
     assert "httpx._client" in modules and "aiohttp" in modules
     assert "httpx._main" not in modules and "crawler.audit.live_sitemap" not in modules
+    assert not {"crawler.audit.findings", "crawler.audit.report",
+                "crawler.audit.report_html"} & modules
 
 
 def test_httpx_command_line_still_runs_when_called() -> None:
