@@ -80,6 +80,10 @@ def print_summary(display: CrawlDisplay, result: CrawlResult, written: WriteResu
     if asked is not None and used is not None and used < asked:
         display.console.print(f"robots.txt Crawl-delay {asked:g} s capped at {used:g} s "
                               "(--max-crawl-delay)", markup=False)
+    if result.workers_added_at is not None:
+        display.console.print(
+            f"worker processes added at page {result.workers_added_at}: the crawl was large "
+            "and CPU-bound (--workers auto)", markup=False)
     rate = stats.fetched / elapsed if elapsed > 0 else 0.0
     changed = [name for name in written.published.changed if name.startswith("sitemap-")]
     display.console.print(

@@ -15,6 +15,7 @@ from crawler.cli.failure import (
     Failure,
 )
 from crawler.config import (
+    AUTO_WORKERS,
     CrawlConfig,
 )
 from crawler.core.credentials import build_credentials
@@ -60,7 +61,8 @@ def crawl_config(start_url: str, options: dict[str, Any]) -> CrawlConfig:
                  "changefreq", "priority", "documents"):
         options[name] = tuple(options.get(name, ()))
     if "workers" in options:
-        options["workers"] = worker_count(options["workers"], options.get("concurrency") or 1)
+        options["workers"] = (AUTO_WORKERS if options["workers"] == "auto" else
+                              worker_count(options["workers"], options.get("concurrency") or 1))
     if options.get("compare_sitemap") in ("off", ""):
         options["compare_sitemap"] = None
     try:

@@ -34,6 +34,7 @@ DEFAULT_MAX_REDIRECTS = 10
 # A page not read within this is recorded as parse-timeout (crawler.engine.parse_sandbox):
 # an ordinary 10 MB page reads in well under a second.
 DEFAULT_MAX_PARSE_SECONDS = 5.0
+AUTO_WORKERS = 0  # CrawlConfig.workers for --workers auto
 # Orphans of a live sitemap fetched and listed per audit: the sitemap is the site's
 # claim, and 60 files of 50,000 URLs no link reaches would be 3 million requests.
 DEFAULT_MAX_ORPHANS = 1000
@@ -72,7 +73,9 @@ class CrawlConfig:
     start_url: str
     prefix: str | None = None
     concurrency: int = DEFAULT_CONCURRENCY
-    workers: int = 1  # processes fetching and reading pages (--workers; crawler.engine.worker_pool)
+    # processes fetching and reading pages (--workers; crawler.engine.worker_pool), or
+    # AUTO_WORKERS: this one until the crawl is large and CPU-bound (adaptive_pages)
+    workers: int = 1
     timeout: float = DEFAULT_TIMEOUT
     max_pages: int | None = None
     max_depth: int | None = None
@@ -126,7 +129,8 @@ class CrawlConfig:
                 # NaN compares false with everything: it would switch the limit off
                 raise ConfigError(f"{option} must be a finite number (got {number})")
         _positive("--concurrency", self.concurrency)
-        _positive("--workers", self.workers)
+        if self.workers != AUTO_WORKERS:
+            _positive("--workers", self.workers)
         if self.workers > self.concurrency:
             raise ConfigError(
                 f"--workers {self.workers} needs --concurrency {self.workers} or more "

@@ -20,17 +20,18 @@ from pathlib import Path
 
 import anyio
 
-from crawler.config import CrawlConfig
+from crawler.config import AUTO_WORKERS, CrawlConfig
 from crawler.core.dates import parse_http_date
 from crawler.core.errors import CrawlerError, StartUrlError
 from crawler.core.records import PageRecord, SkippedUrl, Verdict
+from crawler.engine.adaptive_pages import AdaptivePages
 from crawler.engine.admission import Admission
 from crawler.engine.bookkeeping import Bookkeeping
 from crawler.engine.orphans import OrphanPhase
 from crawler.engine.page_fetcher import PageFetcher
 from crawler.engine.result import CrawlResult
 from crawler.engine.secret_scrub import SecretScrub
-from crawler.engine.worker_pool import WorkerPool, worker_pool
+from crawler.engine.worker_pool import WorkerPool, worker_count, worker_pool
 from crawler.frontier.frontier import Frontier
 from crawler.frontier.job import Job
 from crawler.http.fetch import Fetcher
@@ -126,8 +127,10 @@ async def crawl(
                     if ours is not None and len(ours.exceptions) == len(group.exceptions) == 1:
                         raise ours.exceptions[0] from None
                     raise
-                if isinstance(pages, WorkerPool):
+                if isinstance(pages, WorkerPool | AdaptivePages):
                     result.workers_lost = list(pages.lost)
+                if isinstance(pages, AdaptivePages):
+                    result.workers_added_at = pages.started_at_page
         if state is not None:
             state.finish()
     finally:
@@ -140,11 +143,17 @@ async def crawl(
 
 @asynccontextmanager
 async def _page_source(config: CrawlConfig, fetcher: Fetcher,
-                       clean: Callable[[str], str]) -> AsyncIterator[PageFetcher | WorkerPool]:
-    """Who fetches and reads the pages: this process, or ``--workers`` processes."""
+                       clean: Callable[[str], str]
+                       ) -> AsyncIterator[PageFetcher | WorkerPool | AdaptivePages]:
+    """Who fetches and reads the pages: this process, ``--workers`` processes, or
+    (``--workers auto``, the default) this process until the crawl needs more."""
     if config.workers > 1:
         async with worker_pool(config, config.workers, fetcher) as pool:
             yield pool
+    elif config.workers == AUTO_WORKERS and worker_count("auto", config.concurrency) > 1:
+        async with AdaptivePages(config, fetcher, clean,
+                                 worker_count("auto", config.concurrency)) as pages:
+            yield pages
     else:
         async with PageFetcher(config, fetcher, clean) as pages:
             yield pages
@@ -221,7 +230,7 @@ class _Coordinator:
         on_record: ProgressCallback | None,
         state: CrawlState | None,
         filters: UrlFilters | None = None,
-        pages: PageFetcher | WorkerPool | None = None,
+        pages: PageFetcher | WorkerPool | AdaptivePages | None = None,
     ) -> None:
         self.config = config
         self.result = result
@@ -240,6 +249,8 @@ class _Coordinator:
             max_query_variants=config.max_query_variants,
             max_redirects=config.max_redirects,
         )
+        if isinstance(pages, AdaptivePages):
+            pages.backlog = self.frontier.__len__
         self.books = Bookkeeping(config, scope, policy, filters, result, state)
         self.admission = Admission(scope, policy, filters, self.frontier, self.books,
                                    self.scrub, result.start_url)

@@ -26,6 +26,8 @@ class CrawlResult:
     robots_txt_withheld: str | None = None
     # --workers: why each worker given up was (its jobs went to the others)
     workers_lost: list[str] = field(default_factory=list)
+    # --workers auto: the page count at which worker processes were added, if they were
+    workers_added_at: int | None = None
     stats: CrawlStats = field(default_factory=CrawlStats)
     robots_status: int | None = None
     robots_error: str | None = None

@@ -285,3 +285,31 @@ def test_workers_auto_and_a_config_file_key(tmp_path: Path) -> None:
     run = run_cli("crawl", "http://127.0.0.1:9/", "--out", str(tmp_path / "x"),
                   "--config", str(config))
     assert run.code == 2 and "workers must be an integer or a string" in run.stderr
+
+
+def test_auto_stays_one_process_on_a_small_site(tmp_path: Path) -> None:
+    """The default on a site far below the thresholds: no worker process is started
+    (nothing but this process and its parse child), and no line about them."""
+    with RunningServer("many") as site:
+        run = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "auto"))
+        one = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "one"), "--workers", "1")
+    assert run.code == 0 and one.code == 0, run.stderr + one.stderr
+    assert "worker processes added" not in run.stderr
+    assert _files(tmp_path / "auto") == _files(tmp_path / "one")
+
+
+def test_auto_adds_workers_when_the_crawl_is_large_and_busy(tmp_path: Path) -> None:
+    """With the thresholds lowered (a test cannot afford 2,000 pages), the crawl
+    starts alone, adds one worker per core mid-crawl, and writes what one process
+    writes; the workers fetch the pages after the switch (each its own connection)."""
+    with RunningServer("many") as site:
+        # --rate: 31 pages take two seconds, time for the workers to start and work
+        run = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "auto"),
+                      "--concurrency", "2", "--rate", "15",
+                      env_extra={"SITEMAP_CRAWLER_AUTO_WORKERS": "4,0,0,2"})
+        connections = site.connections
+        one = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "one"), "--workers", "1")
+    assert run.code == 0 and one.code == 0, run.stderr + one.stderr
+    assert "worker processes added at page 4" in run.stderr
+    assert connections > 2  # this process keeps at most 2; the workers opened their own
+    assert _files(tmp_path / "auto") == _files(tmp_path / "one")
