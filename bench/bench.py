@@ -287,6 +287,8 @@ def main() -> None:
             variants[name] = [args.crawler, "--http2"]
         elif name == "workers2":
             variants[name] = [args.crawler, "--workers", "2"]
+        elif name == "workers1":
+            variants[name] = [args.crawler, "--workers", "1"]
         elif name == "baseline":
             variants[name] = [baseline_crawler(args.baseline)]
         else:

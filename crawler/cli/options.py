@@ -85,10 +85,10 @@ CRAWL_OPTIONS = [
                   help="Requests in flight at once (and the connection pool size)."),
     click.option("--workers", type=WORKERS, default="auto", show_default=True,
                   metavar="N|auto",
-                  help="Processes fetching and reading pages. auto: this one, plus one "
-                  "worker per core once 2,000 pages are fetched, 2,000 more wait and this "
-                  "process is CPU-bound; N: exactly N from the start. --concurrency, "
-                  "--rate and --delay still hold for the whole crawl."),
+                  help="Processes fetching and reading pages. auto: this one, plus half "
+                  "the cores of workers (none on two cores) once 2,000 pages are fetched, "
+                  "2,000 more wait and this process is CPU-bound; N: exactly N from the "
+                  "start. --concurrency, --rate and --delay still hold for the whole crawl."),
     click.option("--http2", is_flag=True,
                   help="Use HTTP/2 where an https site offers it: one connection carrying "
                   "--concurrency streams (plain http stays HTTP/1.1)."),

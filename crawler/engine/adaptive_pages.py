@@ -1,11 +1,18 @@
 """``--workers auto`` (the default): one process until the crawl proves large and
-CPU-bound, then worker processes on every core.
+CPU-bound on a machine with cores to spare, then worker processes.
 
 Worker processes cost a start (a fresh interpreter importing the crawler, ~0.5 s
 of CPU each) and a hop per page; on a small site that is all cost, and two
-workers made the PostgreSQL docs (1,169 pages) slower than one process. They pay
-where this process is the bottleneck: thousands of pages still to fetch and the
-event loop busy all the time. So pages are fetched here first, and every
+workers made the PostgreSQL docs (1,169 pages) slower than one process. And one
+crawling process already keeps up to two cores busy: its event loop, and the
+child that parses its pages (``parse_sandbox.py``). So on two cores workers
+only add processes competing for the same cores (s10k on this project's 2-core
+machine: 1,638 pages/s with two workers against 1,951 with none,
+``bench/results/workers-auto-2026-11-25.jsonl``), and ``auto`` never starts
+one there: :func:`auto_workers` is half the usable cores (each worker brings
+its own parse child), and fewer than two means none.
+
+With two or more to add, pages are fetched here first, and every
 :data:`CHECK_EVERY` pages the crawl asks:
 
 * have :data:`MIN_PAGES` pages been fetched, and are :data:`MIN_BACKLOG` more
@@ -14,9 +21,9 @@ event loop busy all the time. So pages are fetched here first, and every
   (CPU-bound: a slow or distant server leaves the loop idle, and more
   processes would only wait on it in parallel)
 
-When both hold, a :class:`WorkerPool` of one worker per core starts in the
-background; once it is up, new pages go to it, and the pages in flight here
-finish here. The decision is made once: the pool is never taken down.
+When all hold, a :class:`WorkerPool` starts in the background; once it is up,
+new pages go to it, and the pages in flight here finish here. The decision is
+made once: the pool is never taken down.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ from anyio.abc import TaskGroup
 
 from crawler.config import CrawlConfig
 from crawler.engine.page_fetcher import PageFetcher
-from crawler.engine.worker_pool import WorkerPool, worker_pool
+from crawler.engine.worker_pool import WorkerPool, worker_count, worker_pool
 from crawler.frontier.job import Job
 from crawler.http.fetch import Fetcher
 from crawler.page.read import PageOutcome
@@ -42,16 +49,31 @@ BUSY = 0.8
 CHECK_EVERY = 250
 
 
+def auto_workers(concurrency: int) -> int:
+    """How many workers ``auto`` may add: half the usable cores (a worker and its
+    parse child each want one), never more than ``--concurrency``; 0 or 1 mean none."""
+    given = _override()
+    if given is not None:
+        return given[4]
+    return worker_count("auto", concurrency) // 2
+
+
 def thresholds() -> tuple[int, int, float, int]:
-    """(MIN_PAGES, MIN_BACKLOG, BUSY, CHECK_EVERY); the environment variable
-    SITEMAP_CRAWLER_AUTO_WORKERS ("pages,backlog,busy,every") sets others, for tests
-    that cannot afford a crawl of thousands of pages."""
+    """(MIN_PAGES, MIN_BACKLOG, BUSY, CHECK_EVERY), unless overridden."""
+    given = _override()
+    return given[:4] if given is not None else (MIN_PAGES, MIN_BACKLOG, BUSY, CHECK_EVERY)
+
+
+def _override() -> tuple[int, int, float, int, int] | None:
+    """SITEMAP_CRAWLER_AUTO_WORKERS="pages,backlog,busy,every,workers" sets other
+    thresholds and worker count: for tests, which cannot afford a crawl of
+    thousands of pages on a machine of many cores."""
     given = os.environ.get("SITEMAP_CRAWLER_AUTO_WORKERS")
     if given:
         with contextlib.suppress(ValueError):
-            pages, backlog, busy, every = given.split(",")
-            return int(pages), int(backlog), float(busy), max(1, int(every))
-    return MIN_PAGES, MIN_BACKLOG, BUSY, CHECK_EVERY
+            pages, backlog, busy, every, workers = given.split(",")
+            return int(pages), int(backlog), float(busy), max(1, int(every)), int(workers)
+    return None
 
 
 class AdaptivePages:

@@ -24,14 +24,14 @@ from crawler.config import AUTO_WORKERS, CrawlConfig
 from crawler.core.dates import parse_http_date
 from crawler.core.errors import CrawlerError, StartUrlError
 from crawler.core.records import PageRecord, SkippedUrl, Verdict
-from crawler.engine.adaptive_pages import AdaptivePages
+from crawler.engine.adaptive_pages import AdaptivePages, auto_workers
 from crawler.engine.admission import Admission
 from crawler.engine.bookkeeping import Bookkeeping
 from crawler.engine.orphans import OrphanPhase
 from crawler.engine.page_fetcher import PageFetcher
 from crawler.engine.result import CrawlResult
 from crawler.engine.secret_scrub import SecretScrub
-from crawler.engine.worker_pool import WorkerPool, worker_count, worker_pool
+from crawler.engine.worker_pool import WorkerPool, worker_pool
 from crawler.frontier.frontier import Frontier
 from crawler.frontier.job import Job
 from crawler.http.fetch import Fetcher
@@ -150,9 +150,9 @@ async def _page_source(config: CrawlConfig, fetcher: Fetcher,
     if config.workers > 1:
         async with worker_pool(config, config.workers, fetcher) as pool:
             yield pool
-    elif config.workers == AUTO_WORKERS and worker_count("auto", config.concurrency) > 1:
+    elif config.workers == AUTO_WORKERS and auto_workers(config.concurrency) > 1:
         async with AdaptivePages(config, fetcher, clean,
-                                 worker_count("auto", config.concurrency)) as pages:
+                                 auto_workers(config.concurrency)) as pages:
             yield pages
     else:
         async with PageFetcher(config, fetcher, clean) as pages:

@@ -299,14 +299,15 @@ def test_auto_stays_one_process_on_a_small_site(tmp_path: Path) -> None:
 
 
 def test_auto_adds_workers_when_the_crawl_is_large_and_busy(tmp_path: Path) -> None:
-    """With the thresholds lowered (a test cannot afford 2,000 pages), the crawl
-    starts alone, adds one worker per core mid-crawl, and writes what one process
-    writes; the workers fetch the pages after the switch (each its own connection)."""
+    """With the thresholds lowered and two workers allowed (a test cannot afford
+    2,000 pages on a machine of four cores), the crawl starts alone, adds the
+    workers mid-crawl, and writes what one process writes; the workers fetch the
+    pages after the switch (each on its own connection)."""
     with RunningServer("many") as site:
         # --rate: 31 pages take two seconds, time for the workers to start and work
         run = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "auto"),
                       "--concurrency", "2", "--rate", "15",
-                      env_extra={"SITEMAP_CRAWLER_AUTO_WORKERS": "4,0,0,2"})
+                      env_extra={"SITEMAP_CRAWLER_AUTO_WORKERS": "4,0,0,2,2"})
         connections = site.connections
         one = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "one"), "--workers", "1")
     assert run.code == 0 and one.code == 0, run.stderr + one.stderr
