@@ -11,6 +11,8 @@ reason by the bookkeeping.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from crawler.core.records import SkippedUrl, Verdict
 from crawler.engine.bookkeeping import Bookkeeping
 from crawler.engine.secret_scrub import SecretScrub
@@ -37,6 +39,8 @@ class Admission:
         self.outside = OutsideLinks()
         self._origins: dict[str, Verdict] = {}
         self._secret_urls: set[str] = set()  # skipped once each, shown redacted
+        # our host's registered domain, when the crawl works it out elsewhere
+        self.ours: Callable[[], str] | None = None
 
     def consider(self, url: str, depth: int, hops: int = 0, chain: tuple[str, ...] = ()) -> None:
         """Queue a URL found by the crawl, or record why it is not fetched."""
@@ -81,5 +85,5 @@ class Admission:
         if verdict is None:
             if len(self._origins) >= ORIGINS_CACHED:
                 self._origins.clear()
-            verdict = self._origins[origin] = self.scope.classify_outside(url)
+            verdict = self._origins[origin] = self.scope.classify_outside(url, self.ours)
         return verdict

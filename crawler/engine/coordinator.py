@@ -31,6 +31,7 @@ from crawler.engine.orphans import OrphanPhase
 from crawler.engine.page_fetcher import PageFetcher
 from crawler.engine.result import CrawlResult
 from crawler.engine.secret_scrub import SecretScrub
+from crawler.engine.suffix_child import RegisteredDomain
 from crawler.engine.worker_pool import WorkerPool, worker_pool
 from crawler.frontier.frontier import Frontier
 from crawler.frontier.job import Job
@@ -44,7 +45,7 @@ from crawler.store.stored import ResumePoint
 from crawler.urls.filters import UrlFilters
 from crawler.urls.normalize import host_of, normalize_url, resolve_link
 from crawler.urls.robots import RobotsMode, RobotsPolicy, allow_all, policy_from_response
-from crawler.urls.scope import Scope, warm_public_suffixes
+from crawler.urls.scope import Scope
 
 ROBOTS_MAX_REDIRECTS = 5
 OUTSIDE = frozenset({Verdict.EXTERNAL, Verdict.OTHER_HOST, Verdict.OUT_OF_SCOPE})
@@ -86,10 +87,9 @@ async def crawl(
     result.records = RecordStore()  # type: ignore[assignment]
     result.skipped = SkippedStore()  # type: ignore[assignment]
     result.stats.started = anyio.current_time()
-    # tldextract parses its suffix list on first use (~90 ms): in a thread while the
-    # first requests go out, rather than on the loop when the first external link shows.
-    suffixes = warm_public_suffixes(host_of(start))
     state = CrawlState(Path(config.state_path), scope.root) if config.state_path else None
+    # the public-suffix list's answer for our host, worked out on another core
+    own_domain = RegisteredDomain(host_of(start)).start()
     try:
         point = (state.begin(resume=config.resume, settings=config.run_settings())
                  if state else None)
@@ -101,12 +101,10 @@ async def crawl(
                 result.crawl_delay_asked = delay
                 result.crawl_delay_used = min(delay, config.max_crawl_delay)
                 fetcher.gate.raise_interval(result.crawl_delay_used)
-            # Pages are read in forked processes: no thread may be importing then
-            # (the child would inherit its import locks, held for ever).
-            suffixes.join()
             async with _page_source(config, fetcher, filters.clean) as pages:
                 coordinator = _Coordinator(config, scope, policy, fetcher, result, on_record, state,
                                            filters, pages)
+                coordinator.admission.ours = own_domain
                 if point is not None and (point.records or point.queue):
                     coordinator.restore(point)
                 else:
@@ -134,7 +132,7 @@ async def crawl(
         if state is not None:
             state.finish()
     finally:
-        suffixes.join()  # instant unless the crawl ended before its first page
+        own_domain.close()
         if state is not None:
             state.close()
     result.elapsed = anyio.current_time() - result.stats.started

@@ -231,7 +231,7 @@ def _child(sock: socket.socket, read: Reader) -> None:
     """Read pages from ``sock`` until it closes; never returns to the caller's code."""
     code = 0
     try:
-        _become_child(sock)
+        become_child(sock)
         stream = sock.makefile("rb")
         while True:
             head = stream.read(LENGTH_BYTES)
@@ -254,9 +254,9 @@ def _child(sock: socket.socket, read: Reader) -> None:
         os._exit(code)
 
 
-def _become_child(sock: socket.socket) -> None:
+def become_child(sock: socket.socket, *, cap_memory: bool = True) -> None:
     """Die with the parent, leave signals to it, keep no descriptor but ``sock``,
-    and cap the address space."""
+    and cap the address space (unless ``cap_memory`` is false)."""
     parent = os.getppid()
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -269,6 +269,8 @@ def _become_child(sock: socket.socket) -> None:
     keep = sock.fileno()
     os.closerange(3, keep)
     os.closerange(keep + 1, 1 << 16)
+    if not cap_memory:
+        return
     with contextlib.suppress(OSError, ValueError):
         used = _address_space()
         resource.setrlimit(resource.RLIMIT_AS, (used + MEMORY_HEADROOM, resource.RLIM_INFINITY))

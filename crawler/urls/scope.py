@@ -8,7 +8,7 @@ prefix test on the string, which keeps this check off the profile.
 
 from __future__ import annotations
 
-import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -25,32 +25,20 @@ from crawler.urls.normalize import (
 )
 
 _EXTRACTOR: list[Any] = []
-_EXTRACTOR_LOCK = threading.Lock()
 
 
 def _extractor() -> Any:
     """tldextract, offline by construction: the bundled public-suffix snapshot, no
     download, no cache written to the home directory.
 
-    Imported on first use (it brings ``requests`` along: 60 ms of every start) and
-    under a lock, as the crawl warms it in a thread while its first requests run
-    (:func:`warm_public_suffixes`)."""
-    with _EXTRACTOR_LOCK:
-        if not _EXTRACTOR:
-            import tldextract
+    Imported on first use: it brings ``requests`` along, and it and its suffix list
+    take ~100 ms of CPU that a crawl spends in a child process instead
+    (``crawler.engine.suffix_child``)."""
+    if not _EXTRACTOR:
+        import tldextract
 
-            _EXTRACTOR.append(tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None))
-        return _EXTRACTOR[0]
-
-
-def warm_public_suffixes(host: str) -> threading.Thread:
-    """Import tldextract and parse its suffix list (~100 ms of CPU) in a thread, so
-    that the first external link does not stall the event loop for it and the
-    first request does not wait for it either. Join the thread before leaving."""
-    thread = threading.Thread(target=registered_domain, args=(host,),
-                              name="public-suffixes", daemon=True)
-    thread.start()
-    return thread
+        _EXTRACTOR.append(tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None))
+    return _EXTRACTOR[0]
 
 
 def default_prefix(start_url: str) -> str:
@@ -101,16 +89,18 @@ class Scope:
         # /docs admits /docs, /docs/x and /docs?q, never /docs-old.
         return len(url) == len(root) or url[len(root)] in "/?"
 
-    def classify_outside(self, url: str) -> Verdict:
-        """Why a URL outside the scope is not crawled, for the report."""
+    def classify_outside(self, url: str, ours: Callable[[], str] | None = None) -> Verdict:
+        """Why a URL outside the scope is not crawled, for the report. ``ours``, when
+        given, answers :func:`registered_domain` for this scope's own host."""
         origin = origin_of(url)
         if origin == self.origin:
             return Verdict.OUT_OF_SCOPE
         # Same site: the host is our registered domain or under it. A suffix test, not
         # a second public-suffix lookup: a page may link 100,000 other hosts.
-        ours = _registered_domain_cached(host_of(self.origin))
+        ours_now = ours() if ours is not None else _registered_domain_cached(
+            host_of(self.origin))
         host = host_of(url)
-        if host == ours or host.endswith("." + ours):
+        if host == ours_now or host.endswith("." + ours_now):
             return Verdict.OTHER_HOST
         return Verdict.EXTERNAL
 

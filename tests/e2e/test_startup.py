@@ -53,6 +53,17 @@ def test_a_crawl_still_imports_its_engine(tmp_path: object) -> None:
     assert "httpx._main" not in modules and "crawler.audit.live_sitemap" not in modules
     assert not {"crawler.audit.findings", "crawler.audit.report",
                 "crawler.audit.report_html"} & modules
+    # stderr is not a terminal here: no live display, so no rich (tests/e2e/test_progress.py
+    # shows the terminal's)
+    assert not [name for name in modules if name == "rich" or name.startswith("rich.")]
+
+
+def test_plain_lines_show_control_characters_escaped(capsys: pytest.CaptureFixture[str]
+                                                     ) -> None:
+    from crawler.cli.progress import PlainConsole
+
+    PlainConsole().print("warning: \x1b[31mred\x07 and\ttab", markup=False)
+    assert capsys.readouterr().err == "warning: \\x1b[31mred\\x07 and\ttab\n"
 
 
 def test_httpx_command_line_still_runs_when_called() -> None:
