@@ -27,6 +27,23 @@ class Fetches(Protocol):
     async def fetch(self, url: str, **kwargs: object) -> Response: ...
 
 
+# links remembered as handed over (about 10 MB of URLs)
+LINKS_REMEMBERED = 100_000
+
+
+def unsent(links: list[str], sent: set[str]) -> list[str]:
+    """The links not handed over before, now remembered as handed over (up to a
+    bound: past it the set starts again, and a link sent twice costs a lookup)."""
+    if len(sent) > LINKS_REMEMBERED:
+        sent.clear()
+    fresh = []
+    for link in links:
+        if link not in sent:
+            sent.add(link)
+            fresh.append(link)
+    return fresh
+
+
 def _no_body(_status: int, _content_type: str | None) -> bool:
     return False
 
@@ -47,6 +64,12 @@ class PageFetcher:
         self.token = config.robots_token  # derived by a regex: once, not per page
         self.documents = content_types(config.documents)
         self.sandbox: ParseSandbox | None = None
+        # Links already handed to the coordinator (a site's navigation repeats on every
+        # page): it would find each in its seen set and drop it, after paying to
+        # receive and clean it. Not when the state or an audit keeps every link of
+        # every page. Kept where pages are read: in the sandbox's child, when there is one.
+        self.sent: set[str] | None = (
+            set() if config.state_path is None and not config.audit else None)
 
     async def __aenter__(self) -> PageFetcher:
         if hasattr(os, "fork"):
@@ -61,9 +84,12 @@ class PageFetcher:
 
     def read(self, response: Response, depth: int, now: datetime) -> PageOutcome:
         """One answer into its outcome (in the sandbox's child, when there is one)."""
-        return read_page(response, depth, self.token, now, self.ignoring, self.clean,
-                         self.config.images, self.documents, self.config.audit,
-                         self.config.hreflang)
+        outcome = read_page(response, depth, self.token, now, self.ignoring, self.clean,
+                            self.config.images, self.documents, self.config.audit,
+                            self.config.hreflang)
+        if self.sent is not None and outcome.links:
+            outcome.links = unsent(outcome.links, self.sent)
+        return outcome
 
     async def fetch(self, job: Job) -> PageOutcome:
         fetch = self.fetcher.fetch

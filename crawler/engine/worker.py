@@ -14,30 +14,12 @@ import anyio.to_thread
 from anyio.abc import UNIXSocketStream
 
 from crawler.config import CrawlConfig
-from crawler.engine.page_fetcher import PageFetcher
+from crawler.engine.page_fetcher import PageFetcher, unsent
 from crawler.engine.worker_link import BEAT_SECONDS, OUTCOME_LINGER, Link, set_jar
 from crawler.frontier.job import Job
 from crawler.http.fetch import Fetcher
 from crawler.http.politeness import Gate
 from crawler.page.wire import outcome_out
-
-# links a worker remembers having sent (about 10 MB of URLs)
-LINKS_REMEMBERED = 100_000
-
-
-def _unsent(links: list[str], sent: set[str]) -> list[str]:
-    """The links not sent before, now remembered as sent (up to a bound: past
-    it the set starts again, and a link sent twice costs a lookup, no more)."""
-    if len(sent) > LINKS_REMEMBERED:
-        sent.clear()
-    fresh = []
-    for link in links:
-        if link not in sent:
-            sent.add(link)
-            fresh.append(link)
-    return fresh
-
-
 
 
 class _AskingGate(Gate):
@@ -114,7 +96,7 @@ async def _work(link: Link, config: CrawlConfig, holding: bool,
                 async for job, ticket in jobs_rx:
                     outcome = await pages.fetch(job)
                     if sent is not None and outcome.links:
-                        outcome.links = _unsent(outcome.links, sent)
+                        outcome.links = unsent(outcome.links, sent)
                     link.post(("done", ticket, outcome_out(outcome)))
 
             async def beat() -> None:  # the coordinator kills a worker it stops hearing

@@ -187,3 +187,28 @@ def test_pages_are_read_in_a_child_process_and_an_overrun_is_parse_timeout(
     assert after.links == ["http://h/y"] and after.record.title not in (
         str(os.getpid()), first.record.title)  # a new child
     assert took < 5
+
+
+def _answer(url: str, links: list[str]) -> Response:
+    body = "".join(f'<a href="{link}">x</a>' for link in links).encode()
+    return Response(url=url, status=200, body=body, content_type="text/html")
+
+
+@pytest.mark.parametrize(("options", "every_time"), [
+    ({}, False),
+    ({"audit": True}, True),  # an audit counts who links where: every link of every page
+    ({"state_path": "state.db"}, True),  # the state keeps each page's links
+])
+def test_a_link_goes_to_the_coordinator_once_unless_every_link_is_kept(
+        options: dict[str, object], every_time: bool) -> None:
+    from crawler.config import CrawlConfig
+    from crawler.engine.page_fetcher import PageFetcher
+
+    pages = PageFetcher(CrawlConfig(start_url="http://a.test/", **options),  # type: ignore[arg-type]
+                        fetcher=None)  # type: ignore[arg-type]
+    now = datetime.now(UTC)
+    first = pages.read(_answer("http://a.test/", ["/x", "/y"]), 0, now)
+    second = pages.read(_answer("http://a.test/x", ["/y", "/z"]), 1, now)
+    assert first.links == ["http://a.test/x", "http://a.test/y"]
+    assert second.links == (["http://a.test/y", "http://a.test/z"] if every_time
+                            else ["http://a.test/z"])

@@ -94,14 +94,14 @@ def test_a_worker_that_fails_names_the_error_on_its_socket() -> None:
     assert kind == "failed" and text.startswith("AttributeError: ")
 
 
-def test_a_worker_sends_a_link_once_and_forgets_past_its_bound(
+def test_a_link_is_handed_over_once_and_forgotten_past_the_bound(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from crawler.engine import worker as worker_pool
+    from crawler.engine import page_fetcher
 
     sent: set[str] = set()
-    assert worker_pool._unsent(["a", "b", "a", "c"], sent) == ["a", "b", "c"]
-    assert worker_pool._unsent(["c", "d", "b"], sent) == ["d"]
-    monkeypatch.setattr(worker_pool, "LINKS_REMEMBERED", 3)
+    assert page_fetcher.unsent(["a", "b", "a", "c"], sent) == ["a", "b", "c"]
+    assert page_fetcher.unsent(["c", "d", "b"], sent) == ["d"]
+    monkeypatch.setattr(page_fetcher, "LINKS_REMEMBERED", 3)
     # four remembered: the set starts again, so "a" goes out a second time
-    assert worker_pool._unsent(["a", "e"], sent) == ["a", "e"]
+    assert page_fetcher.unsent(["a", "e"], sent) == ["a", "e"]
     assert sent == {"a", "e"}
