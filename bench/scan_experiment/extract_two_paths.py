@@ -1,52 +1,20 @@
-"""What a crawler needs from one HTML page, read with selectolax — pure.
-
-Links come from ``a[href]`` and ``area[href]``, resolved against ``<base
-href>`` when the page has one; ``rel=nofollow`` links are counted but not
-returned. The canonical URL comes from ``<link rel=canonical>`` in the head
-(several that disagree cancel out, as search engines treat them), robots
-directives from ``<meta name=robots|TOKEN>``, and an instant
-``<meta http-equiv=refresh>`` is reported so it can be followed like a redirect.
+"""The crawler's extraction (``crawler/page/extract.py``) split in two for the
+experiment: "read the tags" (lexbor's DOM in :func:`dom_scan`, or ``scan.py``)
+and "what they mean" (:func:`facts_from`, shared by both), so that the two
+readers can be compared on equal terms. The helpers both use are the crawler's.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
-from dataclasses import dataclass, field
 from itertools import chain
 
+from scan import Scanned, scan  # this directory
 from selectolax.lexbor import LexborHTMLParser
 
+from crawler.page.extract import PageFacts, _follow_refresh, largest_candidate
 from crawler.page.fingerprint import fingerprint
-from scan import Scanned, scan  # this directory
 from crawler.urls.normalize import PageLinks, resolve_link
-from crawler.urls.robots import Directives, meta_directives
-
-_REFRESH = re.compile(
-    r"""^\s*(\d+)(?:\.\d*)?\s*(?:[;,]\s*(?:url\s*=\s*)?["']?([^"']*)["']?)?""",
-    re.IGNORECASE,
-)
-_LINK_HEADER = re.compile(r"<([^>]*)>((?:\s*;\s*[^;,]*)*)")
-_REL_PARAM = re.compile(r"""rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))""", re.IGNORECASE)
-_HREFLANG_PARAM = re.compile(r"""hreflang\s*=\s*(?:"([^"]*)"|([^\s;,]+))""", re.IGNORECASE)
-
-
-@dataclass(slots=True)
-class PageFacts:
-    """What one page says about itself and where it leads."""
-
-    links: list[str] = field(default_factory=list)
-    nofollow_links: int = 0
-    canonical: str | None = None
-    directives: Directives = field(default_factory=Directives)
-    refresh_to: str | None = None
-    content_hash: bytes | None = None
-    # <link rel=alternate hreflang> in the head: (code as written, resolved URL or None)
-    alternates: list[tuple[str, str | None]] = field(default_factory=list)
-    images: list[str] = field(default_factory=list)  # with images=True only
-    title: str | None = None  # the first <title>'s text, whitespace collapsed
-    # with anchors=True: each link's first anchor text (for an audit's "found on")
-    anchors: dict[str, str] = field(default_factory=dict)
+from crawler.urls.robots import meta_directives
 
 
 def extract(
@@ -191,95 +159,3 @@ def page_images(candidates: list[tuple[str | None, str | None]], base: str) -> l
         if len(found) >= MAX_IMAGES:
             break
     return list(found)[:MAX_IMAGES]
-
-
-def srcset_candidates(srcset: str) -> list[tuple[str, str]]:
-    """(URL, descriptor) pairs of an ``srcset``, split the way the HTML standard does:
-    a URL is a run of non-space characters (commas inside it are its own); trailing
-    commas end it, else its descriptors run to the next comma."""
-    found: list[tuple[str, str]] = []
-    pos, n = 0, len(srcset)
-    while True:
-        while pos < n and (srcset[pos].isspace() or srcset[pos] == ","):
-            pos += 1
-        if pos >= n:
-            return found
-        start = pos
-        while pos < n and not srcset[pos].isspace():
-            pos += 1
-        url, descriptor = srcset[start:pos], ""
-        if url.endswith(","):
-            url = url.rstrip(",")
-        else:
-            start = pos
-            while pos < n and srcset[pos] != ",":
-                pos += 1
-            descriptor = srcset[start:pos].strip()
-        if url:
-            found.append((url, descriptor))
-
-
-def largest_candidate(srcset: str | None) -> str | None:
-    """The URL of an ``srcset``'s largest image: the widest ``w`` descriptor, else the
-    highest density ``x`` (none means 1x). An unparseable descriptor is skipped,
-    as browsers do."""
-    if not srcset:
-        return None
-    best: tuple[int, float] | None = None
-    chosen: str | None = None
-    for url, descriptor in srcset_candidates(srcset):
-        width, density = 0, 1.0
-        try:
-            if descriptor.endswith("w"):
-                width = int(descriptor[:-1])
-            elif descriptor.endswith("x"):
-                density = float(descriptor[:-1])
-            elif descriptor:
-                continue
-        except ValueError:
-            continue
-        key = (1, float(width)) if width else (0, density)
-        if best is None or key > best:
-            best, chosen = key, url
-    return chosen
-
-
-def _follow_refresh(content: str, base: str, facts: PageFacts, seen: set[str]) -> None:
-    """An instant refresh acts as a redirect; a delayed one as a link."""
-    match = _REFRESH.match(content)
-    if not match or not match.group(2) or not match.group(2).strip():
-        return
-    target = resolve_link(base, match.group(2).strip())
-    if int(match.group(1)) == 0:
-        facts.refresh_to = target
-    elif target is not None and target not in seen:
-        seen.add(target)
-        facts.links.append(target)
-
-
-def alternates_from_link_headers(values: Iterable[str], page_url: str
-                                 ) -> list[tuple[str, str | None]]:
-    """``Link: <…>; rel="alternate"; hreflang="…"`` (RFC 8288), as (code, URL)."""
-    found: list[tuple[str, str | None]] = []
-    for value in values:
-        for match in _LINK_HEADER.finditer(value):
-            params = match.group(2)
-            rels = [(rel.group(1) or rel.group(2) or "").lower().split()
-                    for rel in _REL_PARAM.finditer(params)]
-            code = _HREFLANG_PARAM.search(params)
-            if code and any("alternate" in rel for rel in rels):
-                found.append(((code.group(1) or code.group(2) or "").strip(),
-                              resolve_link(page_url, match.group(1).strip())))
-    return found
-
-
-def canonical_from_link_headers(values: Iterable[str], page_url: str) -> str | None:
-    """The ``rel="canonical"`` target of HTTP ``Link`` headers (RFC 8288), if one."""
-    found: set[str | None] = set()
-    for value in values:
-        for match in _LINK_HEADER.finditer(value):
-            for rel in _REL_PARAM.finditer(match.group(2)):
-                rels = (rel.group(1) or rel.group(2) or "").lower().split()
-                if "canonical" in rels:
-                    found.add(resolve_link(page_url, match.group(1).strip()))
-    return found.pop() if len(found) == 1 else None

@@ -212,11 +212,16 @@ class ParseSandbox:
                 self._stream.extra(anyio.abc.SocketAttribute.raw_socket).close()
             self._stream = None
         if self._pid:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self._pid, signal.SIGKILL)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(self._pid, 0)
+            kill_and_reap(self._pid)
             self._pid = 0
+
+
+def kill_and_reap(pid: int) -> None:
+    """A forked child of ours stopped at once and reaped (no zombie left)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
 
 
 def _overrun(page: _Page, budget: float) -> PageOutcome:

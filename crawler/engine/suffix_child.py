@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import socket
 
-from crawler.engine.parse_sandbox import become_child
+from crawler.engine.parse_sandbox import become_child, kill_and_reap
 from crawler.urls.scope import registered_domain
 
 _MAX_ANSWER = 4096
@@ -63,10 +62,7 @@ class RegisteredDomain:
             self._sock.close()
             self._sock = None
         if self._pid:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self._pid, signal.SIGKILL)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(self._pid, 0)
+            kill_and_reap(self._pid)
             self._pid = 0
 
 
