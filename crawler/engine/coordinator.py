@@ -145,12 +145,12 @@ async def _page_source(config: CrawlConfig, fetcher: Fetcher,
                        ) -> AsyncIterator[PageFetcher | WorkerPool | AdaptivePages]:
     """Who fetches and reads the pages: this process, ``--workers`` processes, or
     (``--workers auto``, the default) this process until the crawl needs more."""
+    may_add = auto_workers(config.concurrency) if config.workers == AUTO_WORKERS else 0
     if config.workers > 1:
         async with worker_pool(config, config.workers, fetcher) as pool:
             yield pool
-    elif config.workers == AUTO_WORKERS and auto_workers(config.concurrency) > 1:
-        async with AdaptivePages(config, fetcher, clean,
-                                 auto_workers(config.concurrency)) as pages:
+    elif may_add > 1:
+        async with AdaptivePages(config, fetcher, clean, may_add) as pages:
             yield pages
     else:
         async with PageFetcher(config, fetcher, clean) as pages:

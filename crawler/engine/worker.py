@@ -14,7 +14,7 @@ import anyio.to_thread
 from anyio.abc import UNIXSocketStream
 
 from crawler.config import CrawlConfig
-from crawler.engine.page_fetcher import PageFetcher, unsent
+from crawler.engine.page_fetcher import PageFetcher
 from crawler.engine.worker_link import BEAT_SECONDS, OUTCOME_LINGER, Link, set_jar
 from crawler.frontier.job import Job
 from crawler.http.fetch import Fetcher
@@ -86,17 +86,11 @@ async def _work(link: Link, config: CrawlConfig, holding: bool,
             link.post(("ready",), urgent=True)
             jobs_tx, jobs_rx = anyio.create_memory_object_stream[tuple[Job, int]](float("inf"))
 
-            # Links this worker has sent already (a page's navigation repeats on every
-            # page): the coordinator would find each in its seen set and drop it. Not
-            # when the state or an audit keeps every link of every page.
-            sent: set[str] | None = (
-                set() if config.state_path is None and not config.audit else None)
-
             async def work() -> None:
+                # each link comes once (PageFetcher hands a link over the first time
+                # only, unless the state or an audit keeps every link of every page)
                 async for job, ticket in jobs_rx:
                     outcome = await pages.fetch(job)
-                    if sent is not None and outcome.links:
-                        outcome.links = unsent(outcome.links, sent)
                     link.post(("done", ticket, outcome_out(outcome)))
 
             async def beat() -> None:  # the coordinator kills a worker it stops hearing
