@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from crawler.audit.live_findings import live_findings
+from crawler.audit.render_findings import RenderFindings
 from crawler.core.records import PageRecord, Verdict
 from crawler.engine.result import CrawlResult
 from crawler.store.record_store import RecordStore
@@ -44,7 +45,9 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
     missing_titles: list[dict] = []
     empty_titles: list[dict] = []
     noindex: list[dict] = []
+    rendering = RenderFindings()
     for record in records:
+        rendering.add(record)
         url, verdict = record.url, record.verdict
         if (record.error is not None or (record.status or 0) >= 400) and linked(url):
             broken.append({"url": url, "status": record.status,
@@ -76,7 +79,9 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
             for title, urls in sorted(records.groups("html_title"))],  # type: ignore[arg-type]
         "noindex-linked": noindex,
         **live_findings(result, records, skipped),
+        **rendering.findings(),
     }
+    result.render_summary = rendering.summary() if rendering.asked else None
     return {name: {"count": len(items), "items": items} for name, items in computed.items()}
 
 

@@ -6,8 +6,10 @@ without importing the audit (and the HTTP stack under its live-sitemap reader).
 
 LIVE_FINDINGS = ("non-indexable-in-sitemap", "orphans", "missing-from-sitemap",
                  "sitemap-lastmod", "sitemap-errors")
+# --render: what JavaScript changed (crawler.audit.render_findings)
+RENDER_FINDINGS = ("rendered-links", "render-changes", "render-errors")
 FINDINGS = ("broken-links", "redirected-links", "duplicates", "canonical-problems", "titles",
-            "noindex-linked", *LIVE_FINDINGS)
+            "noindex-linked", *LIVE_FINDINGS, *RENDER_FINDINGS)
 
 # invalid or out-of-scope locs of a live sitemap kept by name, and wrong lastmods
 # listed; the rest are counted

@@ -35,11 +35,15 @@ from crawler.store.skipped_store import SkippedStore
 # 6: rows carry hreflang_dropped (alternates past the cap a page keeps); error
 #    parse-timeout; reason secret-in-url; top-level workers_lost; live_sitemap
 #    orphans_unchecked (past --max-orphans); sitemap-lastmod lists at most 1,000 URLs
-REPORT_VERSION = 6
+# 7: findings rendered-links, render-changes, render-errors; top-level "render"
+#    (null unless --render); rows carry rendered, render_reason, raw_links,
+#    rendered_links under --render
+REPORT_VERSION = 7
 CSV_COLUMNS = ("url", "status", "content_type", "bytes", "response_ms", "depth", "title",
                "canonical", "noindex", "nofollow", "target", "redirect_chain", "listed",
                "reason", "error", "lastmod", "linked_from", "found_on", "anchor",
-               "in_live_sitemap", "orphan", "findings", "hreflang_dropped")
+               "in_live_sitemap", "orphan", "findings", "hreflang_dropped", "rendered",
+               "render_reason", "raw_links", "rendered_links")
 # A cell starting with one of these is a formula to a spreadsheet (OWASP, "CSV
 # Injection"): a page title "=HYPERLINK(…)" would run when the report is opened.
 # Fullwidth forms too, which some spreadsheets read as the ASCII ones.
@@ -116,6 +120,11 @@ def _record_row(record: PageRecord, by_url: RecordLookup) -> dict[str, Any]:
         row["duplicate_of"] = record.duplicate_of
     if record.alternates_dropped:
         row["hreflang_dropped"] = record.alternates_dropped
+    if record.render_why is not None:
+        row["rendered"] = record.rendered
+        row["render_reason"] = record.render_why
+        row["raw_links"] = record.raw_links if record.rendered else record.links_found
+        row["rendered_links"] = record.links_found if record.rendered else None
     return row
 
 
@@ -179,6 +188,7 @@ def report_head(result: CrawlResult, extra: dict[str, Any] | None = None,
                 found: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     """The report as data, all but its rows: what the JSON file holds before
     ``urls`` and what the HTML page shows above its table."""
+    found = found if found is not None else findings(result)
     return {
         "version": REPORT_VERSION,
         "start_url": result.start_url,
@@ -188,8 +198,9 @@ def report_head(result: CrawlResult, extra: dict[str, Any] | None = None,
         "totals": totals(result),
         "live_sitemap": live_summary(result),
         "workers_lost": result.workers_lost,
+        "render": result.render_summary,
         **(extra or {}),
-        "findings": found if found is not None else findings(result),
+        "findings": found,
     }
 
 

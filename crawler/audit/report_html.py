@@ -15,13 +15,16 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
-from crawler.audit.names import FINDINGS, LIVE_FINDINGS
+from crawler.audit.names import FINDINGS, LIVE_FINDINGS, RENDER_FINDINGS
 
 _TIME_BUCKETS = ((50, "<50 ms"), (100, "50-100 ms"), (250, "100-250 ms"), (500, "250-500 ms"),
                  (1000, "0.5-1 s"), (float("inf"), "≥1 s"))
 _COLUMNS = (("url", "URL"), ("status", "Status"), ("reason", "Reason"), ("depth", "Depth"),
             ("title", "Title"), ("response_ms", "ms"), ("bytes", "Bytes"),
             ("linked_from", "Linked from"), ("found_on", "Found on"))
+# with --render: whether each page was rendered, why, and its links before and after
+_RENDER_COLUMNS = (("rendered", "Rendered"), ("render_reason", "Why"),
+                   ("raw_links", "Raw links"), ("rendered_links", "Rendered links"))
 
 
 def write_report_html(out: TextIO, document: dict[str, Any],
@@ -66,10 +69,25 @@ def write_report_html(out: TextIO, document: dict[str, Any],
     for name in FINDINGS:
         if name == LIVE_FINDINGS[0]:
             parts.append(_live_section(document.get("live_sitemap")))
+        if name == RENDER_FINDINGS[0]:
+            parts.append(_render_section(document.get("render")))
         parts.append(_finding_table(name, found[name]["items"]))
     out.write("\n".join(parts) + "\n")
-    _write_url_table(out, rows(), shown)
+    columns = _COLUMNS + (_RENDER_COLUMNS if document.get("render") else ())
+    _write_url_table(out, rows(), shown, columns)
     out.write("\n" + _SCRIPT + "</body></html>\n")
+
+
+def _render_section(render: dict[str, Any] | None) -> str:
+    if render is None:
+        return ('<section id="rendering"><h2>Rendering</h2><p>No page rendered '
+                "(--render never).</p></section>")
+    origins = "".join(f"<li>{_cell(origin)}</li>" for origin in render["third_party_origins"])
+    return (f'<section id="rendering"><h2>Rendering <small>{render["pages_rendered"]:,} of '
+            f'{render["pages_asked"]:,} pages rendered</small></h2>'
+            f'<p>Requests robots.txt blocked: {render["robots_blocked_requests"]:,}. '
+            f"Third-party origins pages contacted: {len(render['third_party_origins']):,}</p>"
+            f"<ul>{origins}</ul></section>")
 
 
 def _live_section(live: dict[str, Any] | None) -> str:
@@ -150,8 +168,9 @@ def _cell(value: Any) -> str:
     return _e(value)
 
 
-def _write_url_table(out: TextIO, rows: Iterable[dict[str, Any]], count: int) -> None:
-    head = "".join(f'<th data-key="{key}">{_e(label)}</th>' for key, label in _COLUMNS)
+def _write_url_table(out: TextIO, rows: Iterable[dict[str, Any]], count: int,
+                     columns: tuple[tuple[str, str], ...] = _COLUMNS) -> None:
+    head = "".join(f'<th data-key="{key}">{_e(label)}</th>' for key, label in columns)
     out.write('<section id="urls"><h2>Every URL <small id="shown">'
               f"{count:,}</small></h2>"
               '<input id="filter" type="search" placeholder="Filter: any text in a row" '
@@ -159,7 +178,7 @@ def _write_url_table(out: TextIO, rows: Iterable[dict[str, Any]], count: int) ->
               f'<table class="sortable" id="url-table"><thead><tr>{head}</tr></thead><tbody>')
     for row in rows:
         cells = []
-        for key, _label in _COLUMNS:
+        for key, _label in columns:
             value = row.get(key)
             sort = "" if value is None else (value if isinstance(value, int | float)
                                             else json.dumps(value) if isinstance(value, list)

@@ -17,9 +17,12 @@ from crawler.config import (
     DEFAULT_MAX_PARSE_SECONDS,
     DEFAULT_MAX_QUERY_VARIANTS,
     DEFAULT_MAX_RETRY_AFTER,
+    DEFAULT_RENDER_CONCURRENCY,
+    DEFAULT_RENDER_TIMEOUT,
     DEFAULT_RETRIES,
     DEFAULT_TIMEOUT,
     DEFAULT_USER_AGENT,
+    RENDER_MODES,
 )
 from sitemap_writer import (
     MAX_SITEMAP_BYTES,
@@ -160,6 +163,19 @@ CRAWL_OPTIONS = [
     click.option("--documents", multiple=True, metavar="EXT[,EXT…]",
                   help="List in-scope links to these document types (pdf, docx, …) when they "
                   "answer 200 with that content type; asked for with HEAD, never downloaded."),
+    click.option("--render", type=click.Choice(RENDER_MODES), default="never",
+                  show_default=True,
+                  help="Load pages in headless Chromium and read the DOM JavaScript built: "
+                  "auto renders only pages whose raw HTML shows client-side rendering "
+                  "(needs the render extra: pip install 'sitemap-crawler[render]')."),
+    click.option("--render-timeout", type=FINITE, default=DEFAULT_RENDER_TIMEOUT,
+                  show_default=True, help="Seconds a rendered page may take to settle; "
+                  "one still changing is read as it stands then, and reported."),
+    click.option("--render-concurrency", type=int, default=DEFAULT_RENDER_CONCURRENCY,
+                  show_default=True, help="Pages rendered at once by each process's browser."),
+    click.option("--browser", metavar="PATH",
+                  help="The Chromium to render with [default: $SITEMAP_CRAWLER_BROWSER, "
+                  "Playwright's own, then chromium, chromium-browser, google-chrome on PATH]."),
     click.option("-q", "--quiet", is_flag=True, help="No progress and no summary."),
     click.option("-v", "--verbose", is_flag=True, help="Log every request (URL, status, time)."),
     click.option("--debug", is_flag=True, help="Show tracebacks of unexpected errors."),

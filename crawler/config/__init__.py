@@ -35,6 +35,13 @@ DEFAULT_MAX_REDIRECTS = 10
 # an ordinary 10 MB page reads in well under a second.
 DEFAULT_MAX_PARSE_SECONDS = 5.0
 AUTO_WORKERS = 0  # CrawlConfig.workers for --workers auto
+# --render: whether pages are loaded in a browser before they are read (crawler.render)
+RENDER_MODES = ("never", "auto", "always")
+# a rendered page is read as it stands this many seconds after it began loading
+DEFAULT_RENDER_TIMEOUT = 10.0
+# pages a browser loads at once: on two cores, 1 tab renders 13 pages/s, 4 tabs 20.5,
+# 8 tabs 21.4 (bench/render.py): past 4 the browser is CPU-bound and memory only grows
+DEFAULT_RENDER_CONCURRENCY = 4
 # Orphans of a live sitemap fetched and listed per audit: the sitemap is the site's
 # claim, and 60 files of 50,000 URLs no link reaches would be 3 million requests.
 DEFAULT_MAX_ORPHANS = 1000
@@ -111,6 +118,10 @@ class CrawlConfig:
     compare_sitemap: str | None = None
     # --header, --cookie, --auth: sent to the crawl's origin only; never shown
     credentials: Credentials = field(default_factory=Credentials)
+    render: str = "never"  # --render never|auto|always
+    render_timeout: float = DEFAULT_RENDER_TIMEOUT
+    render_concurrency: int = DEFAULT_RENDER_CONCURRENCY
+    browser: str | None = None  # --browser: the Chromium to render with
 
     def __post_init__(self) -> None:
         if normalize_url(self.start_url) is None:
@@ -124,7 +135,8 @@ class CrawlConfig:
                                ("--delay", self.delay), ("--max-retry-after",
                                                          self.max_retry_after),
                                ("--max-crawl-delay", self.max_crawl_delay),
-                               ("--max-parse-seconds", self.max_parse_seconds)):
+                               ("--max-parse-seconds", self.max_parse_seconds),
+                               ("--render-timeout", self.render_timeout)):
             if number is not None and not math.isfinite(number):
                 # NaN compares false with everything: it would switch the limit off
                 raise ConfigError(f"{option} must be a finite number (got {number})")
@@ -140,6 +152,11 @@ class CrawlConfig:
         _positive("--max-query-variants", self.max_query_variants)
         _positive("--max-retry-after", self.max_retry_after)
         _positive("--max-parse-seconds", self.max_parse_seconds)
+        if self.render not in RENDER_MODES:
+            raise ConfigError(f"--render must be one of {', '.join(RENDER_MODES)} "
+                              f"(got {self.render!r})")
+        _positive("--render-timeout", self.render_timeout)
+        _positive("--render-concurrency", self.render_concurrency)
         if self.max_crawl_delay < 0:
             raise ConfigError(f"--max-crawl-delay must be 0 or more seconds "
                               f"(got {self.max_crawl_delay})")
@@ -191,7 +208,7 @@ class CrawlConfig:
                 "--exclude": list(self.exclude), "--include": list(self.include),
                 "--no-list": list(self.no_list), "--strip-param": list(self.strip_params),
                 "--documents": list(self.documents), "--images": self.images,
-                "--hreflang": self.hreflang}
+                "--hreflang": self.hreflang, "--render": self.render}
 
     @property
     def robots_token(self) -> str:

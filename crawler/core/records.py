@@ -80,6 +80,13 @@ class PageRecord:
     last_modified: datetime | None = None
     # hreflang alternates declared past the cap a page may keep (crawler.page.read)
     alternates_dropped: int = 0
+    # --render: why the page was (or was not) rendered; None when rendering is off
+    render_why: str | None = None
+    rendered: bool = False
+    raw_links: int | None = None  # links in the raw HTML, when rendered (links_found: after)
+    # what rendering changed or met: ("links-added", n, first…), ("change", what, raw,
+    # rendered), ("js-error", message), ("robots-blocked", type, url), ("timeout", why), …
+    render_notes: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass(slots=True, frozen=True)

@@ -42,6 +42,7 @@ from crawler.engine.worker_pool import WorkerPool, worker_count, worker_pool
 from crawler.frontier.job import Job
 from crawler.http.fetch import Fetcher
 from crawler.page.read import PageOutcome
+from crawler.urls.robots import RobotsPolicy
 
 MIN_PAGES = 2000
 MIN_BACKLOG = 2000
@@ -80,11 +81,12 @@ class AdaptivePages:
     """Used by the coordinator like a :class:`PageFetcher`; an async context manager."""
 
     def __init__(self, config: CrawlConfig, fetcher: Fetcher, clean: Callable[[str], str],
-                 max_workers: int) -> None:
+                 max_workers: int, robots: RobotsPolicy | None = None) -> None:
         self.config = config
         self.fetcher = fetcher
         self.max_workers = max_workers
-        self.local = PageFetcher(config, fetcher, clean)
+        self.robots = robots
+        self.local = PageFetcher(config, fetcher, clean, robots)
         self.backlog: Callable[[], int] = lambda: 0  # the frontier's waiting jobs (set later)
         self.pool: WorkerPool | None = None
         self.started_at_page: int | None = None  # when workers were added
@@ -139,7 +141,8 @@ class AdaptivePages:
 
     async def _run_pool(self) -> None:
         """The pool's whole life in one task: started, used until the crawl ends, closed."""
-        async with worker_pool(self.config, self.max_workers, self.fetcher) as pool:
+        async with worker_pool(self.config, self.max_workers, self.fetcher,
+                               self.robots) as pool:
             if self._closing.is_set():
                 return
             self.pool = pool

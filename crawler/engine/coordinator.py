@@ -37,6 +37,7 @@ from crawler.frontier.frontier import Frontier
 from crawler.frontier.job import Job
 from crawler.http.fetch import Fetcher
 from crawler.page.read import PageOutcome
+from crawler.render.browser import find_browser, require_playwright
 from crawler.store.live_sitemap import LiveSitemap
 from crawler.store.record_store import RecordStore
 from crawler.store.skipped_store import SkippedStore
@@ -81,6 +82,9 @@ async def crawl(
     scope = Scope.for_start(start, config.prefix)
     if not scope.contains(start):
         raise StartUrlError(f"start URL {start} is outside the scope {scope.root} (see --prefix)")
+    if config.render != "never":  # before anything is fetched: say what is missing
+        require_playwright()
+        find_browser(config.browser)
     result = CrawlResult(start_url=start)
     # Past a threshold records and skipped URLs live on disk: peak memory stops
     # growing with the site (crawler.store.record_store, crawler.store.skipped_store).
@@ -101,7 +105,7 @@ async def crawl(
                 result.crawl_delay_asked = delay
                 result.crawl_delay_used = min(delay, config.max_crawl_delay)
                 fetcher.gate.raise_interval(result.crawl_delay_used)
-            async with _page_source(config, fetcher, filters.clean) as pages:
+            async with _page_source(config, fetcher, filters.clean, policy) as pages:
                 coordinator = _Coordinator(config, scope, policy, fetcher, result, on_record, state,
                                            filters, pages)
                 coordinator.admission.ours = own_domain
@@ -141,19 +145,19 @@ async def crawl(
 
 @asynccontextmanager
 async def _page_source(config: CrawlConfig, fetcher: Fetcher,
-                       clean: Callable[[str], str]
+                       clean: Callable[[str], str], robots: RobotsPolicy,
                        ) -> AsyncIterator[PageFetcher | WorkerPool | AdaptivePages]:
     """Who fetches and reads the pages: this process, ``--workers`` processes, or
     (``--workers auto``, the default) this process until the crawl needs more."""
     may_add = auto_workers(config.concurrency) if config.workers == AUTO_WORKERS else 0
     if config.workers > 1:
-        async with worker_pool(config, config.workers, fetcher) as pool:
+        async with worker_pool(config, config.workers, fetcher, robots) as pool:
             yield pool
     elif may_add > 1:
-        async with AdaptivePages(config, fetcher, clean, may_add) as pages:
+        async with AdaptivePages(config, fetcher, clean, may_add, robots) as pages:
             yield pages
     else:
-        async with PageFetcher(config, fetcher, clean) as pages:
+        async with PageFetcher(config, fetcher, clean, robots) as pages:
             yield pages
 
 

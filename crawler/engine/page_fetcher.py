@@ -10,15 +10,24 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Protocol
+from functools import cached_property
+from typing import TYPE_CHECKING, Protocol
 
 from crawler.config import CrawlConfig
 from crawler.core.response import Response
 from crawler.engine.parse_sandbox import ParseSandbox
 from crawler.frontier.job import Job
 from crawler.page.read import PageOutcome, failed_page, read_page, wants_body
+from crawler.page.rendered import merge, wants_render
 from crawler.urls.documents import HEAD_REFUSED, content_types, extension
+from crawler.urls.normalize import normalize_url
+from crawler.urls.robots import RobotsPolicy
+from crawler.urls.scope import Scope
+
+if TYPE_CHECKING:
+    from crawler.render.renderer import Renderer
 
 
 class Fetches(Protocol):
@@ -48,6 +57,10 @@ def _no_body(_status: int, _content_type: str | None) -> bool:
     return False
 
 
+def _any_body(_status: int, _content_type: str | None) -> bool:
+    return True
+
+
 class PageFetcher:
     """Fetches and reads the pages of one crawl with one :class:`Fetcher`.
 
@@ -56,8 +69,11 @@ class PageFetcher:
     this process (unit tests, and systems without ``fork``)."""
 
     def __init__(self, config: CrawlConfig, fetcher: Fetches,
-                 clean: Callable[[str], str] | None = None) -> None:
+                 clean: Callable[[str], str] | None = None,
+                 robots: RobotsPolicy | None = None) -> None:
         self.config = config
+        self.robots = robots  # for --render: which requests of a page robots.txt allows
+        self.renderer: Renderer | None = None
         self.fetcher = fetcher
         self.clean = clean if clean is not None else config.filters().clean
         self.ignoring = config.ignore_selectors if config.fingerprints else None
@@ -75,21 +91,61 @@ class PageFetcher:
         if hasattr(os, "fork"):
             self.sandbox = await ParseSandbox(self.read, self.config.max_parse_seconds
                                               ).__aenter__()
+        if self.config.render != "never":
+            self.renderer = _renderer(self)
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
+        if self.renderer is not None:
+            renderer, self.renderer = self.renderer, None
+            await renderer.__aexit__(*exc_info)
         if self.sandbox is not None:
             sandbox, self.sandbox = self.sandbox, None
             await sandbox.__aexit__(*exc_info)
 
-    def read(self, response: Response, depth: int, now: datetime) -> PageOutcome:
-        """One answer into its outcome (in the sandbox's child, when there is one)."""
+    def read(self, response: Response, depth: int, now: datetime,
+             rendered: bool = False) -> PageOutcome:
+        """One answer into its outcome (in the sandbox's child, when there is one).
+        ``rendered``: the body is the DOM a browser rendered, read for its merge."""
         outcome = read_page(response, depth, self.token, now, self.ignoring, self.clean,
                             self.config.images, self.documents, self.config.audit,
-                            self.config.hreflang)
-        if self.sent is not None and outcome.links:
+                            self.config.hreflang, "never" if rendered else self.config.render)
+        # a page about to be rendered keeps every link: they are compared with the DOM's
+        if (self.sent is not None and outcome.links and not rendered
+                and not wants_render(outcome.record)):
             outcome.links = unsent(outcome.links, self.sent)
         return outcome
+
+    async def _read(self, response: Response, depth: int, now: datetime,
+                    rendered: bool = False) -> PageOutcome:
+        if self.sandbox is not None:
+            # Off this process: a page lexbor takes seconds over cannot stall the loop.
+            return await self.sandbox.read(response, depth, now, rendered)
+        try:
+            return self.read(response, depth, now, rendered)
+        except Exception as exc:  # one page never ends the crawl: it is that page's error
+            return failed_page(response, depth, exc)
+
+    async def _render(self, response: Response, raw: PageOutcome, now: datetime
+                      ) -> PageOutcome:
+        """The page as a browser shows it, merged with its raw reading."""
+        assert self.renderer is not None
+        record = raw.record
+        shown = await self.renderer.render(response)
+        if shown.html is None:  # the browser crashed twice: the raw HTML is what there is
+            record.render_why = f"{record.render_why}; not rendered: {shown.failure}"
+            record.render_notes = (("crash", shown.failure or "the browser failed"),)
+        else:
+            body = shown.html.encode("utf-8", "surrogatepass")
+            dom = replace(response, body=body, content_type="text/html; charset=utf-8")
+            rendered = await self._read(dom, record.depth, now, rendered=True)
+            notes = list(shown.notes)
+            if shown.url.partition("#")[0] != response.url:
+                notes.append(("url-changed", shown.url))
+            raw = merge(raw, rendered, notes, self.scope.contains, self.documents)
+        if self.sent is not None and raw.links:
+            raw.links = unsent(raw.links, self.sent)
+        return raw
 
     async def fetch(self, job: Job) -> PageOutcome:
         fetch = self.fetcher.fetch
@@ -106,10 +162,32 @@ class PageFetcher:
         else:
             response = await fetch(job.url, want_body=wants_body, headers=headers)
         now = datetime.now(UTC)
-        if self.sandbox is not None and response.body is not None:
-            # Off this process: a page lexbor takes seconds over cannot stall the loop.
-            return await self.sandbox.read(response, job.depth, now)
-        try:
-            return self.read(response, job.depth, now)
-        except Exception as exc:  # one page never ends the crawl: it is that page's error
-            return failed_page(response, job.depth, exc)
+        if response.body is None:
+            try:
+                return self.read(response, job.depth, now)
+            except Exception as exc:  # one page never ends the crawl
+                return failed_page(response, job.depth, exc)
+        outcome = await self._read(response, job.depth, now)
+        if self.renderer is not None and wants_render(outcome.record) and (
+                outcome.record.error is None):
+            outcome = await self._render(response, outcome, now)
+        return outcome
+
+    @cached_property
+    def scope(self) -> Scope:
+        start = normalize_url(self.config.start_url) or self.config.start_url
+        return Scope.for_start(self.clean(start), self.config.prefix)
+
+
+def _renderer(pages: PageFetcher) -> Renderer:
+    """A browser for this process's pages (Playwright imported only here)."""
+    from crawler.render.browser import find_browser
+    from crawler.render.renderer import Renderer
+
+    async def same_origin(url: str) -> Response:
+        return await pages.fetcher.fetch(url, want_body=_any_body)
+
+    robots = pages.robots
+    scope = pages.scope
+    return Renderer(pages.config, find_browser(pages.config.browser), scope.origin,
+                    same_origin, robots.allows if robots is not None else lambda _url: True)

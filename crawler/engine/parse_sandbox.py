@@ -45,7 +45,8 @@ from crawler.core.response import Response
 from crawler.page.read import PageOutcome, failed_page, unread_page
 from crawler.page.wire import outcome_in, outcome_out
 
-Reader = Callable[[Response, int, datetime], PageOutcome]
+# (answer, depth, when, whether the body is a rendered DOM) -> outcome
+Reader = Callable[[Response, int, datetime, bool], PageOutcome]
 LENGTH_BYTES = 4
 # room for the parser above what the child has when it starts: a 10 MB page of
 # ordinary HTML builds a DOM of a few hundred MB
@@ -63,6 +64,7 @@ class _Page:
     depth: int
     now: datetime
     done: anyio.Event
+    rendered: bool = False
     outcome: PageOutcome | None = None
     sent_to: int = 0  # the child (by generation) it was sent to
 
@@ -102,10 +104,11 @@ class ParseSandbox:
         finally:
             self._stop_child()
 
-    async def read(self, response: Response, depth: int, now: datetime) -> PageOutcome:
+    async def read(self, response: Response, depth: int, now: datetime,
+                   rendered: bool = False) -> PageOutcome:
         """The page's outcome, read in the child (or the reason it could not be)."""
         self._tickets += 1
-        page = _Page(self._tickets, response, depth, now, anyio.Event())
+        page = _Page(self._tickets, response, depth, now, anyio.Event(), rendered)
         if not self._pending:
             self._head_since = time.monotonic()
         self._pending[page.ticket] = page
@@ -128,7 +131,7 @@ class ParseSandbox:
             return  # sent to this child already (when it replaced the last one)
         page.sent_to = self._generation
         wire = tuple(getattr(page.response, name) for name in _RESPONSE_FIELDS)
-        data = pickle.dumps((page.ticket, wire, page.depth, page.now),
+        data = pickle.dumps((page.ticket, wire, page.depth, page.now, page.rendered),
                             protocol=pickle.HIGHEST_PROTOCOL)
         with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError,
                                  OSError):  # the child died: the receive loop replaces it
@@ -242,10 +245,11 @@ def _child(sock: socket.socket, read: Reader) -> None:
             head = stream.read(LENGTH_BYTES)
             if len(head) < LENGTH_BYTES:
                 break
-            ticket, wire, depth, now = pickle.loads(stream.read(int.from_bytes(head, "big")))
+            ticket, wire, depth, now, rendered = pickle.loads(
+                stream.read(int.from_bytes(head, "big")))
             response = Response(*wire)
             try:
-                outcome = read(response, depth, now)
+                outcome = read(response, depth, now, rendered)
             except MemoryError:
                 outcome = unread_page(response, depth, ErrorKind.PARSE_TIMEOUT,
                                       "the page needed more memory than the parser may use")

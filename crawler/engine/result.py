@@ -41,6 +41,9 @@ class CrawlResult:
     referrers: Referrers | None = field(default=None, repr=False)
     # --compare-sitemap: what the site's own sitemaps list
     live_sitemap: LiveSitemap | None = field(default=None, repr=False)
+    # --render, once an audit's findings are made: pages rendered, third-party origins
+    # contacted, requests robots.txt blocked (crawler.audit.render_findings)
+    render_summary: dict[str, object] | None = None
 
     def listed(self) -> Iterable[PageRecord]:
         """The records that belong in the sitemap, sorted by URL (iterable again)."""

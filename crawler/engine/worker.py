@@ -20,6 +20,7 @@ from crawler.frontier.job import Job
 from crawler.http.fetch import Fetcher
 from crawler.http.politeness import Gate
 from crawler.page.wire import outcome_out
+from crawler.urls.robots import RobotsPolicy
 
 
 class _AskingGate(Gate):
@@ -56,20 +57,20 @@ class _AskingGate(Gate):
 
 
 def serve(sock: socket.socket, config: CrawlConfig, holding: bool,
-          cookies: list[Cookie]) -> None:
+          cookies: list[Cookie], robots: RobotsPolicy | None = None) -> None:
     """A worker process: fetch and read the jobs the coordinator sends until it
     closes the socket. Ctrl-C is the coordinator's to handle: ignored here."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     with suppress(BaseException):  # whatever happens here is reported on the socket
-        anyio.run(_serve, sock, config, holding, cookies)
+        anyio.run(_serve, sock, config, holding, cookies, robots)
 
 
 async def _serve(sock: socket.socket, config: CrawlConfig, holding: bool,
-                 cookies: list[Cookie]) -> None:
+                 cookies: list[Cookie], robots: RobotsPolicy | None) -> None:
     link = Link(await UNIXSocketStream.from_socket(sock), OUTCOME_LINGER)
     async with link.stream:
         try:
-            await _work(link, config, holding, cookies)
+            await _work(link, config, holding, cookies, robots)
         except Exception as exc:  # a bug of ours: named to the coordinator, not printed
             while isinstance(exc, ExceptionGroup):  # raised in a task: name that error
                 exc = exc.exceptions[0]
@@ -77,12 +78,12 @@ async def _serve(sock: socket.socket, config: CrawlConfig, holding: bool,
 
 
 async def _work(link: Link, config: CrawlConfig, holding: bool,
-                cookies: list[Cookie]) -> None:
+                cookies: list[Cookie], robots: RobotsPolicy | None) -> None:
     async with Fetcher(config) as fetcher:
         gate = fetcher.gate = _AskingGate(link, holding)
         set_jar(fetcher, cookies)
         fetcher.on_cookies = lambda: link.post(("cookies", list(fetcher.cookies.jar)))
-        async with PageFetcher(config, fetcher) as pages:
+        async with PageFetcher(config, fetcher, robots=robots) as pages:
             link.post(("ready",), urgent=True)
             jobs_tx, jobs_rx = anyio.create_memory_object_stream[tuple[Job, int]](float("inf"))
 

@@ -47,6 +47,7 @@ from crawler.frontier.job import Job
 from crawler.http.fetch import Fetcher
 from crawler.page.read import PageOutcome
 from crawler.page.wire import outcome_in
+from crawler.urls.robots import RobotsPolicy
 
 # a worker that does not leave within this after its socket closed is killed
 EXIT_GRACE = 5.0
@@ -99,8 +100,10 @@ class _Worker:
 class WorkerPool:
     """N worker processes, used by the coordinator like a :class:`PageFetcher`."""
 
-    def __init__(self, config: CrawlConfig, workers: int, fetcher: Fetcher) -> None:
+    def __init__(self, config: CrawlConfig, workers: int, fetcher: Fetcher,
+                 robots: RobotsPolicy | None = None) -> None:
         self.config = config
+        self.robots = robots
         self.count = workers
         self.fetcher = fetcher  # the coordinator's: its gate and cookie jar are the crawl's
         self.gate = fetcher.gate
@@ -122,7 +125,7 @@ class WorkerPool:
             process = context.Process(
                 target=serve, daemon=True, name="sitemap-crawler worker",
                 args=(theirs, replace(self.config, concurrency=share, workers=1), self._holding,
-                      cookies))
+                      cookies, self.robots))
             await anyio.to_thread.run_sync(process.start)
             theirs.close()
             worker = _Worker(process, Link(await UNIXSocketStream.from_socket(ours), JOB_LINGER))
@@ -260,11 +263,11 @@ def _exit_code(process: multiprocessing.process.BaseProcess) -> int | None:
 
 
 @asynccontextmanager
-async def worker_pool(config: CrawlConfig, workers: int,
-                      fetcher: Fetcher) -> AsyncIterator[WorkerPool]:
+async def worker_pool(config: CrawlConfig, workers: int, fetcher: Fetcher,
+                      robots: RobotsPolicy | None = None) -> AsyncIterator[WorkerPool]:
     """Workers started, and stopped however the crawl ends. A worker that dies
     ends the crawl with :class:`WorkerError` (raised alone, not in a group)."""
-    pool = WorkerPool(config, workers, fetcher)
+    pool = WorkerPool(config, workers, fetcher, robots)
     try:
         async with anyio.create_task_group() as group:
             try:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from selectolax.lexbor import LexborHTMLParser
 
+from crawler.page.client_rendered import client_rendered
 from crawler.page.fingerprint import fingerprint
 from crawler.urls.normalize import PageLinks, resolve_link
 from crawler.urls.robots import Directives, meta_directives
@@ -45,11 +46,13 @@ class PageFacts:
     title: str | None = None  # the first <title>'s text, whitespace collapsed
     # with anchors=True: each link's first anchor text (for an audit's "found on")
     anchors: dict[str, str] = field(default_factory=dict)
+    # with client_rendering=True: why the raw HTML looks built by JavaScript, if it does
+    client_rendered: str | None = None
 
 
 def extract(
     html: str, page_url: str, token: str, *, fingerprint_ignoring: tuple[str, ...] | None = None,
-    images: bool = False, anchors: bool = False,
+    images: bool = False, anchors: bool = False, client_rendering: bool = False,
 ) -> PageFacts:
     """Read links, canonical, meta robots and meta refresh from a page.
 
@@ -125,6 +128,8 @@ def extract(
     for node in tree.tags("title"):
         facts.title = " ".join((node.text() or "").split())[:TITLE_CHARS]
         break
+    if client_rendering:
+        facts.client_rendered = client_rendered(tree, page_url, links)
     return facts
 
 

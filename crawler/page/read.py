@@ -20,6 +20,8 @@ from crawler.page.extract import alternates_from_link_headers, canonical_from_li
 from crawler.urls.normalize import resolve_link
 from crawler.urls.robots import header_directives
 
+# --render auto's answer for a page its rule does not render (crawler.page.client_rendered)
+NO_SIGNS = "no sign of client-side rendering in the raw HTML"
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 # hreflang alternates a page may keep: more than any site has languages and regions
 # to offer, and a page declaring 5,000 (300 of them cost 878 MB) is cut here.
@@ -91,8 +93,12 @@ def read_page(
     documents: frozenset[str] = frozenset(),
     anchors: bool = False,
     hreflang: bool = True,
+    render: str = "never",
 ) -> PageOutcome:
     """Turn one fetched URL into its record and onward URLs.
+
+    ``render`` (``--render``) has an HTML page say whether it would be rendered and
+    why (``record.render_why``); the rendering itself is the caller's.
 
     ``hreflang`` keeps the page's declared alternates (up to :data:`MAX_ALTERNATES`,
     the rest counted); without it none are kept.
@@ -127,7 +133,7 @@ def read_page(
                 record.redirect_to = target
         elif response.body is not None:
             _read_html(response, token, outcome, fingerprint_ignoring, images, anchors,
-                       hreflang)
+                       hreflang, render)
         elif mime_type(response.content_type) in documents:
             # a PDF can name its canonical only in a header (Google reads it there)
             record.canonical = canonical_from_link_headers(response.link, url)
@@ -168,11 +174,16 @@ def _read_html(
     images: bool = False,
     anchors: bool = False,
     hreflang: bool = True,
+    render: str = "never",
 ) -> None:
     record = outcome.record
     html = decode_html(response.body or b"", response.content_type)
     facts = extract(html, record.url, token, fingerprint_ignoring=ignoring, images=images,
-                    anchors=anchors)
+                    anchors=anchors, client_rendering=render == "auto")
+    if render == "always":
+        record.render_why = "--render always"
+    elif render == "auto":
+        record.render_why = facts.client_rendered or NO_SIGNS
     record.title = facts.title
     record.fingerprint = facts.content_hash
     outcome.anchors = facts.anchors

@@ -82,7 +82,7 @@ def test_a_worker_that_fails_names_the_error_on_its_socket() -> None:
     async def main() -> list[tuple[object, ...]] | None:
         ours, theirs = socket.socketpair()
         async with anyio.create_task_group() as group:
-            group.start_soon(_serve, theirs, None, False, [])
+            group.start_soon(_serve, theirs, None, False, [], None)
             link = _Link(await UNIXSocketStream.from_socket(ours), 0)
             batch = await link.receive()
             await link.stream.aclose()

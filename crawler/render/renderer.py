@@ -1,0 +1,350 @@
+"""One headless Chromium per process, loading the pages the crawl asks it to render.
+
+The browser never fetches a page's document itself: the crawl already has it
+(status, headers, robots decisions come from that answer), so the document
+request is answered from it, and each page is requested once. Every other
+request the page makes is answered as :mod:`crawler.render.requests` decides.
+
+The browser is launched at the first page that needs it (a crawl that renders
+nothing starts none), restarted after :data:`PAGES_PER_BROWSER` pages so its
+memory stays bounded, and after a crash (the page then tried once more, and
+read from its raw HTML if the browser crashes again). Playwright's driver
+closes the browser when this process ends, however it ends, even by
+``kill -9`` (it reads the end of its pipe).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from playwright.async_api import Browser, BrowserContext, Page, Playwright, Route, async_playwright
+from playwright.async_api import Error as PlaywrightError
+
+from crawler.config import CrawlConfig
+from crawler.core.response import Response
+from crawler.render.requests import (
+    CACHED_TYPES,
+    Kind,
+    OriginPacer,
+    Stored,
+    SubresourceCache,
+    origin_of,
+    request_kind,
+)
+from crawler.render.settle import POLL, PROBE, TRACKER, calm
+
+PAGES_PER_BROWSER = 500
+FLAGS = ["--disable-gpu", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--no-first-run", "--disable-quic", "--mute-audio",
+         "--disable-features=Translate,MediaRouter,OptimizationHints"]
+NOTES_PER_PAGE = 50  # what one page may say about its requests (the rest are counted)
+
+FetchOrigin = Callable[[str], Awaitable[Response]]
+
+
+@dataclass(slots=True)
+class RenderedPage:
+    """What the browser showed: the DOM serialised once the page settled (or at the
+    deadline), and what happened on the way."""
+
+    html: str | None
+    url: str
+    settled: bool = True
+    notes: list[tuple[str, ...]] = field(default_factory=list)
+    failure: str | None = None  # why there is no html
+
+
+@dataclass(slots=True)
+class _Visit:
+    document: Response
+    notes: list[tuple[str, ...]] = field(default_factory=list)
+    in_flight: int = 0
+    network_at: float = field(default_factory=time.monotonic)
+    crashed: bool = False
+    dropped: int = 0
+
+    def note(self, *note: str) -> None:
+        if len(self.notes) < NOTES_PER_PAGE or note[0] in ("timeout", "crash"):
+            self.notes.append(note)
+        else:
+            self.dropped += 1
+
+
+class _Crashed(Exception):
+    """The browser or the page's renderer process died."""
+
+
+class Renderer:
+    """Renders pages in one browser, ``--render-concurrency`` at a time."""
+
+    def __init__(self, config: CrawlConfig, executable: str, origin: str,
+                 fetch_origin: FetchOrigin, allows: Callable[[str], bool]) -> None:
+        self.config = config
+        self.executable = executable
+        self.origin = origin
+        self.fetch_origin = fetch_origin
+        self.allows = allows
+        self.cache = SubresourceCache()
+        interval = max(config.delay, 1 / config.rate if config.rate else 0.0)
+        self.pacer = OriginPacer(interval)
+        self.slots = anyio.Semaphore(config.render_concurrency)
+        self.restarts = 0
+        self._playwright: Playwright | None = None
+        self._browser: Browser | None = None
+        self._context: BrowserContext | None = None
+        self._tabs: list[Page] = []
+        self._visits: dict[Page, _Visit] = {}
+        self._lock = anyio.Lock()
+        self._rendered = 0  # by this browser
+        self._busy = 0
+        self._idle = anyio.Event()
+
+    async def __aenter__(self) -> Renderer:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        with anyio.CancelScope(shield=True):
+            await self._close_browser()
+            if self._playwright is not None:
+                with contextlib.suppress(Exception):
+                    await self._playwright.stop()
+                self._playwright = None
+
+    async def render(self, document: Response) -> RenderedPage:
+        """The page as the browser shows it; tried again in a new browser if the
+        browser crashes, then given up with the reason."""
+        async with self.slots:
+            for attempt in (1, 2):
+                try:
+                    return await self._render_once(document)
+                except _Crashed as crash:
+                    if attempt == 2:
+                        return RenderedPage(None, document.url, settled=False,
+                                            failure=f"the browser crashed twice ({crash})")
+                    async with self._lock:
+                        await self._close_browser()
+                        self.restarts += 1
+        raise AssertionError("unreachable")
+
+    # -- one page -------------------------------------------------------------------
+
+    async def _render_once(self, document: Response) -> RenderedPage:
+        tab = await self._tab()
+        self._busy += 1
+        visit = _Visit(document)
+        self._visits[tab] = visit
+        started = time.monotonic()
+        deadline = started + self.config.render_timeout
+        settled = False
+        try:
+            with contextlib.suppress(PlaywrightError):  # a timeout: read what there is
+                await tab.goto(document.url, wait_until="domcontentloaded",
+                               timeout=max(1.0, self.config.render_timeout) * 1000)
+            if visit.crashed:
+                raise _Crashed("the page's renderer process died")
+            settled = await self._settle(tab, visit, deadline)
+            try:
+                html = await tab.content()
+                url = tab.url
+            except PlaywrightError as exc:
+                raise _Crashed(str(exc).splitlines()[0]) from None
+        finally:
+            self._visits.pop(tab, None)
+            self._busy -= 1
+            self._rendered += 1
+            if self._busy == 0:
+                self._idle.set()
+        if visit.crashed:
+            raise _Crashed("the page's renderer process died")
+        if not settled:
+            visit.note("timeout", f"still changing after --render-timeout "
+                       f"{self.config.render_timeout:g}s: read as it stood then")
+        if visit.dropped:
+            visit.notes.append(("more", str(visit.dropped)))
+        return RenderedPage(html, url, settled, visit.notes)
+
+    async def _settle(self, tab: Page, visit: _Visit, deadline: float) -> bool:
+        while True:
+            now = time.monotonic()
+            if now >= deadline or visit.crashed:
+                return False
+            if visit.in_flight == 0:
+                try:
+                    since_dom, timers = await tab.evaluate(PROBE)
+                except PlaywrightError:
+                    since_dom, timers = 1e9, 0  # navigated away mid-probe: read it now
+                if calm(time.monotonic() - visit.network_at, visit.in_flight,
+                        since_dom, timers):
+                    return True
+            await anyio.sleep(POLL)
+
+    # -- the browser and its tabs -----------------------------------------------------
+
+    async def _tab(self) -> Page:
+        async with self._lock:
+            if self._browser is not None and self._rendered >= PAGES_PER_BROWSER:
+                while self._busy:  # retire it once the pages in it are read
+                    self._idle = anyio.Event()
+                    await self._idle.wait()
+                await self._close_browser()
+            if self._context is None:
+                await self._launch()
+            assert self._context is not None
+            free = [tab for tab in self._tabs if tab not in self._visits]
+            if free:
+                return free[0]
+            tab = await self._context.new_page()
+            tab.on("pageerror", lambda error, tab=tab: self._on_error(tab, error))
+            tab.on("crash", lambda _page, tab=tab: self._on_crash(tab))
+            self._tabs.append(tab)
+            return tab
+
+    async def _launch(self) -> None:
+        try:
+            if self._playwright is None:
+                self._playwright = await async_playwright().start()
+            self._browser = await self._playwright.chromium.launch(
+                executable_path=self.executable, args=FLAGS, headless=True)
+            self._context = await self._browser.new_context(
+                service_workers="block", user_agent=self.config.user_agent,
+                viewport={"width": 1280, "height": 900})
+            await self._context.add_init_script(TRACKER)
+            await self._context.route("**/*", self._route)
+        except PlaywrightError as exc:
+            await self._close_browser()
+            raise _Crashed(f"the browser did not start: {str(exc).splitlines()[0]}") from None
+        self._browser.on("disconnected", lambda _browser: self._on_disconnect())
+        self._rendered = 0
+
+    async def _close_browser(self) -> None:
+        browser, self._browser, self._context = self._browser, None, None
+        self._tabs = []
+        for visit in self._visits.values():
+            visit.crashed = True
+        if browser is not None:
+            with contextlib.suppress(Exception):
+                await browser.close()
+
+    def _on_disconnect(self) -> None:
+        for visit in self._visits.values():
+            visit.crashed = True
+
+    def _on_crash(self, tab: Page) -> None:
+        visit = self._visits.get(tab)
+        if visit is not None:
+            visit.crashed = True
+        if tab in self._tabs:
+            self._tabs.remove(tab)
+
+    def _on_error(self, tab: Page, error: Any) -> None:
+        visit = self._visits.get(tab)
+        if visit is not None:
+            message = " ".join(str(getattr(error, "message", error)).split())
+            visit.note("js-error", message[:300])
+
+    # -- the requests of a page ---------------------------------------------------------
+
+    async def _route(self, route: Route) -> None:
+        request = route.request
+        try:
+            frame = request.frame
+            tab, main = frame.page, frame.parent_frame is None
+        except PlaywrightError:  # a worker's request: it has no frame
+            await _quietly(route.abort("blockedbyclient"))
+            return
+        visit = self._visits.get(tab)
+        if visit is None:  # the tab's last page was read already
+            await _quietly(route.abort("aborted"))
+            return
+        url = request.url
+        kind = request_kind(url, resource_type=request.resource_type,
+                            navigation=request.is_navigation_request(), main_frame=main,
+                            document=visit.document.url, origin=self.origin,
+                            allows=self.allows)
+        visit.in_flight += 1
+        visit.network_at = time.monotonic()
+        try:
+            await self._answer(route, kind, url, request.method, request.resource_type, visit)
+        finally:
+            visit.in_flight -= 1
+            visit.network_at = time.monotonic()
+
+    async def _answer(self, route: Route, kind: Kind, url: str, method: str,
+                      resource_type: str, visit: _Visit) -> None:
+        if kind is Kind.DOCUMENT:
+            document = visit.document
+            await _quietly(route.fulfill(status=document.status or 200, body=document.body,
+                                         headers={"content-type": document.content_type
+                                                  or "text/html"}))
+        elif kind is Kind.NAVIGATION:
+            visit.note("navigation", url)
+            await _quietly(route.abort("aborted"))
+        elif kind in (Kind.FRAME, Kind.UNWANTED, Kind.OTHER):
+            await _quietly(route.abort("blockedbyclient"))
+        elif kind is Kind.DISALLOWED:
+            visit.note("robots-blocked", resource_type, url)
+            await _quietly(route.abort("blockedbyclient"))
+        elif method not in ("GET", "HEAD"):  # an API call: the browser sends it, paced
+            await self.pacer.wait(origin_of(url))
+            if kind is Kind.THIRD_PARTY:
+                visit.note("third-party", origin_of(url))
+            await _quietly(route.continue_())
+        elif (stored := self.cache.get(url)) is not None:
+            await _quietly(route.fulfill(status=stored.status, headers=stored.headers,
+                                         body=stored.body))
+        elif kind is Kind.ORIGIN:
+            await self._from_origin(route, url, resource_type, visit)
+        else:
+            await self._from_third_party(route, url, resource_type, visit)
+
+    async def _from_origin(self, route: Route, url: str, resource_type: str,
+                           visit: _Visit) -> None:
+        answer = await self.fetch_origin(url)
+        if answer.status is None or answer.error is not None:
+            visit.note("request-failed", resource_type, url,
+                       answer.error.value if answer.error else "no answer")
+            await _quietly(route.abort("failed"))
+            return
+        headers = {"content-type": answer.content_type or "application/octet-stream"}
+        if answer.location:
+            headers["location"] = answer.location
+        if answer.status >= 400:
+            visit.note("request-failed", resource_type, url, f"status {answer.status}")
+        stored = Stored(answer.status, headers, answer.body or b"")
+        if answer.status == 200 and resource_type in CACHED_TYPES:
+            self.cache.put(url, stored)
+        await _quietly(route.fulfill(status=stored.status, headers=stored.headers,
+                                     body=stored.body))
+
+    async def _from_third_party(self, route: Route, url: str, resource_type: str,
+                                visit: _Visit) -> None:
+        origin = origin_of(url)
+        visit.note("third-party", origin)
+        await self.pacer.wait(origin)
+        try:
+            answer = await route.fetch(timeout=self.config.timeout * 1000)
+            body = await answer.body()
+        except PlaywrightError as exc:
+            visit.note("request-failed", resource_type, url,
+                       " ".join(str(exc).split())[:200])
+            await _quietly(route.abort("failed"))
+            return
+        if answer.status >= 400:
+            visit.note("request-failed", resource_type, url, f"status {answer.status}")
+        headers = {name: value for name, value in answer.headers.items()
+                   if name.lower() not in ("content-encoding", "content-length",
+                                           "transfer-encoding")}
+        if answer.status == 200 and resource_type in CACHED_TYPES:
+            self.cache.put(url, Stored(answer.status, headers, body))
+        await _quietly(route.fulfill(status=answer.status, headers=headers, body=body))
+
+
+async def _quietly(action: Awaitable[None]) -> None:
+    """A route answered after its page closed or crashed: nothing left to answer."""
+    with contextlib.suppress(PlaywrightError):
+        await action

@@ -1,0 +1,60 @@
+"""When a rendered page has settled: what the browser is told to track, and the test.
+
+"Network idle" alone misses a link added by a 500 ms timer, and "no DOM change
+for a while" alone misses a ``fetch()`` still in flight. A page has settled when
+all of these hold at once:
+
+* no request of the page is in flight, and none started or ended for
+  :data:`QUIET` seconds (counted by the crawler, which answers every request);
+* no DOM mutation for :data:`QUIET` seconds (a ``MutationObserver``);
+* no ``setTimeout`` of up to :data:`SHORT_TIMER_MS` is pending (a timer set
+  for later than that is a poll or a carousel, not content on its way).
+
+An endless ``setInterval`` that changes the DOM never settles: such a page is
+read as it stands at ``--render-timeout`` and reported as such.
+"""
+
+from __future__ import annotations
+
+QUIET = 0.2  # seconds of calm that count as settled
+POLL = 0.05  # how often the test is made
+SHORT_TIMER_MS = 5000
+
+# Installed before any script of the page runs (Playwright's add_init_script).
+TRACKER = """
+(() => {
+  if (window.__sitemapCrawler) return;
+  const state = {changed: performance.now(), timers: new Set()};
+  window.__sitemapCrawler = state;
+  const setTimer = window.setTimeout.bind(window);
+  const clearTimer = window.clearTimeout.bind(window);
+  window.setTimeout = function (handler, delay, ...args) {
+    if (typeof handler !== "function" || Number(delay) > SHORT_MS) {
+      return setTimer(handler, delay, ...args);
+    }
+    const id = setTimer(function () {
+      state.timers.delete(id);
+      return handler.apply(this, args);
+    }, delay);
+    state.timers.add(id);
+    return id;
+  };
+  window.clearTimeout = function (id) {
+    state.timers.delete(id);
+    return clearTimer(id);
+  };
+  new MutationObserver(() => { state.changed = performance.now(); })
+    .observe(document, {subtree: true, childList: true, attributes: true,
+                        characterData: true});
+})();
+""".replace("SHORT_MS", str(SHORT_TIMER_MS))
+
+# [milliseconds since the last DOM change, short timers pending]
+PROBE = ("() => { const s = window.__sitemapCrawler; return s ? "
+         "[performance.now() - s.changed, s.timers.size] : [1e9, 0]; }")
+
+
+def calm(since_network: float, in_flight: int, since_dom_ms: float, timers: int) -> bool:
+    """The settle test, from what was measured (pure)."""
+    return (in_flight == 0 and since_network >= QUIET and since_dom_ms >= QUIET * 1000
+            and timers == 0)
