@@ -1,0 +1,236 @@
+"""``--render``: a JavaScript site crawled as a browser shows it, over a socket.
+
+The ``spa`` fixture is plain HTML and JavaScript (no build step): links added at
+DOMContentLoaded, after a 500 ms timer and after a ``fetch()`` of JSON; a
+pushState router and a hash router; pages whose JavaScript adds a noindex,
+removes one, moves the canonical, throws, or never settles; a script robots.txt
+disallows; a third-party script and image (``localhost`` is another origin than
+``127.0.0.1``, and the same server, so its log shows what was never asked for).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from browser import browser_page, chromium_path
+from conftest import REPO, ctrl_c_as_in_a_terminal, read_sitemaps, run_cli
+from siteserver import RunningServer, SiteServer
+
+pytestmark = pytest.mark.timeout(180)
+
+APP_PAGES = ["/", "/app/", "/app/about", "/app/contact", "/blocked-script.html",
+             "/endless.html", "/fetched.html", "/hash.html", "/third-party.html",
+             "/throws.html", "/timer.html"]
+SERVER_RENDERED = ["/from-cdn.html", "/from-fetch.html", "/from-timer.html", "/static.html"]
+NOT_LISTED = {"/canonical-js.html": "canonical-elsewhere", "/noindex-js.html": "noindex",
+              "/noindex-raw.html": "noindex"}
+NEVER_REQUESTED = ["/cdn/picture.png", "/private/app.js", "/clicked.html",
+                   "/from-private.html"]
+
+
+def _render_args(mode: str) -> list[str]:
+    return ["--render", mode, "--render-timeout", "2", "--browser", chromium_path()]
+
+
+def _crawl(tmp_path: Path, *options: str, site_name: str = "spa"
+           ) -> tuple[SiteServer, object, list[str], dict]:
+    out, report = tmp_path / "out", tmp_path / "crawl.json"
+    with RunningServer(site_name) as site:
+        run = run_cli("crawl", site.url + "/", "--out", str(out), "--report", str(report),
+                      *options, timeout=150)
+    assert run.code == 0, run.stderr
+    locs = [loc.removeprefix(site.url) for loc in read_sitemaps(out, site.url + "/").locs]
+    rows = {row["url"].removeprefix(site.url): row
+            for row in json.loads(report.read_text())["urls"]}
+    return site, run, sorted(locs), rows
+
+
+@pytest.mark.parametrize("mode", ["always", "auto"])
+def test_rendering_lists_what_a_browser_shows(tmp_path: Path, mode: str) -> None:
+    site, _run, locs, rows = _crawl(tmp_path, *_render_args(mode))
+    assert locs == sorted(APP_PAGES + SERVER_RENDERED)
+    for path, reason in NOT_LISTED.items():
+        assert rows[path]["reason"] == reason, path
+    # every document requested once, the bundles once for the whole crawl
+    gets = [hit.path for hit in site.log if hit.method == "GET"]
+    assert len(gets) == len(set(gets)), sorted(gets)
+    assert "/router.js" in gets and "/app.js" in gets and "/api/links.json" in gets
+    # robots-disallowed and image requests never reach the server; nor an onclick target
+    for path in NEVER_REQUESTED:
+        assert path not in site.paths(), path
+    widget = [hit for hit in site.log if hit.path == "/cdn/widget.js"]
+    assert [hit.headers["host"].split(":")[0] for hit in widget] == ["localhost"]
+    # the hash router's views are one page
+    assert not [url for url in rows if "#" in url]
+    if mode == "auto":
+        assert all(rows[path]["rendered"] for path in APP_PAGES)
+        assert not any(rows[path]["rendered"] for path in SERVER_RENDERED)
+        assert rows["/"]["render_reason"] == "empty mount element #root"
+        assert rows["/static.html"]["render_reason"].startswith("no sign of client-side")
+    else:
+        assert all(rows[path]["rendered"] for path in APP_PAGES + SERVER_RENDERED)
+        assert {rows[path]["render_reason"] for path in APP_PAGES} == {"--render always"}
+
+
+def test_without_rendering_the_shell_is_all_there_is(tmp_path: Path) -> None:
+    site, _run, locs, rows = _crawl(tmp_path)
+    assert locs == ["/"]
+    assert "rendered" not in rows["/"]
+    assert "/app.js" not in site.paths()
+
+
+def test_a_crawl_without_render_never_imports_playwright(tmp_path: Path) -> None:
+    with RunningServer("spa") as site:
+        done = subprocess.run([sys.executable, "-X", "importtime", "-m", "crawler", "crawl",
+                               site.url + "/", "--out", str(tmp_path / "out")],
+                              capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    modules = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines()
+               if line.startswith("import time:") and "|" in line}
+    assert "crawler.engine.coordinator" in modules  # it did crawl
+    assert not [name for name in modules if name.startswith(("playwright",
+                                                             "crawler.render.renderer"))]
+
+
+def test_audit_says_what_javascript_changed_in_json_csv_and_html(tmp_path: Path) -> None:
+    json_report, csv_report, html_report = (tmp_path / "a.json", tmp_path / "a.csv",
+                                            tmp_path / "a.html")
+    with RunningServer("spa") as site:
+        run = run_cli("audit", site.url + "/", "--report", str(json_report), "--report",
+                      str(csv_report), "--report", str(html_report), *_render_args("auto"),
+                      timeout=150)
+    assert run.code == 0, run.stderr
+    u = site.url
+    document = json.loads(json_report.read_text())
+    found = document["findings"]
+    links = {item["url"].removeprefix(u): item for item in found["rendered-links"]["items"]}
+    assert links["/timer.html"]["first_added"] == [u + "/from-timer.html"]
+    assert links["/fetched.html"]["first_added"] == [u + "/from-fetch.html"]
+    assert links["/app/about"]["first_added"] == [u + "/app/contact"]
+    assert links["/third-party.html"]["first_added"] == [u + "/from-cdn.html"]
+    assert links["/"]["added"] == 12 and links["/"]["raw_links"] == 0
+    changes = {(item["url"].removeprefix(u), item["what"]): (item["raw"], item["rendered"])
+               for item in found["render-changes"]["items"]}
+    assert changes[("/noindex-js.html", "noindex")] == ("index", "noindex")
+    assert changes[("/noindex-raw.html", "noindex-only-in-raw-html")] == ("noindex", "index")
+    assert changes[("/canonical-js.html", "canonical")] == (u + "/canonical-js.html",
+                                                             u + "/static.html")
+    assert changes[("/app/about", "title")] == ("Router", "About")
+    errors = [(item["url"].removeprefix(u), item["error"])
+              for item in found["render-errors"]["items"]]
+    assert errors[0] == ("/blocked-script.html", "robots-blocked:script")  # first
+    assert ("/endless.html", "timeout") in errors
+    assert ("/throws.html", "js-error") in errors
+    thrown = [item for item in found["render-errors"]["items"] if item["error"] == "js-error"]
+    assert "boom: this page throws" in thrown[0]["detail"]
+    render = document["render"]
+    assert render["pages_rendered"] == len(APP_PAGES) + len(NOT_LISTED)
+    assert render["third_party_origins"] == [u.replace("127.0.0.1", "localhost")]
+    assert render["robots_blocked_requests"] == 1
+    rows = {row["url"].removeprefix(u): row for row in csv.DictReader(csv_report.open())}
+    assert rows["/timer.html"]["rendered"] == "yes"
+    assert rows["/timer.html"]["raw_links"] == "0" and rows["/timer.html"]["rendered_links"] == "1"
+    assert rows["/static.html"]["rendered"] == "no"
+    assert "render-errors" in rows["/endless.html"]["findings"]
+    _look_at(html_report)
+
+
+def _look_at(report: Path) -> None:
+    """The HTML report's rendering sections as a person sees them."""
+    shots = REPO / ".pytest_cache" / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    with browser_page() as page:
+        page.goto(report.as_uri())
+        assert page.locator('[data-finding="render-errors"]').inner_text() == "3"
+        assert "14 of 18 pages rendered" in page.locator("#rendering h2").inner_text()
+        assert page.locator("#render-changes tbody tr").count() >= 4
+        assert page.locator("#url-table th[data-key=rendered]").count() == 1
+        page.locator("#rendering").scroll_into_view_if_needed()
+        page.screenshot(path=str(shots / "audit-render.png"), full_page=False)
+
+
+def test_no_browser_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    with RunningServer("spa") as site:
+        run = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "out"), "--render",
+                      "auto", "--browser", str(tmp_path / "no-chromium"))
+        found_none = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "out"),
+                             "--render", "always",
+                             env_extra={"PATH": str(tmp_path), "HOME": str(tmp_path)})
+    assert run.code == 2 and len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert "is not an executable file" in run.stderr and "playwright install chromium" in (
+        run.stderr)
+    assert found_none.code == 2, found_none.stderr
+    assert "found no Chromium" in found_none.stderr
+    assert len(found_none.stderr.strip().splitlines()) == 1
+    assert site.log == []  # nothing requested
+
+
+def test_a_304_keeps_its_rendered_links_and_is_not_rendered_again(tmp_path: Path) -> None:
+    state, out = tmp_path / "state.db", tmp_path / "out"
+    with RunningServer("spa", conditional=True) as site:
+        args = ["crawl", site.url + "/", "--out", str(out), "--state", str(state),
+                *_render_args("auto")]
+        first = run_cli(*args, timeout=150)
+        assert first.code == 0, first.stderr
+        before = sorted(read_sitemaps(out, site.url + "/").locs)
+        site.log.clear()
+        second = run_cli(*args, "--allow-shrink", timeout=150)
+        assert second.code == 0, second.stderr
+    assert sorted(read_sitemaps(out, site.url + "/").locs) == before
+    # every page answered 304: no script, API call or third-party request was made
+    assert {hit.path for hit in site.log} & {"/app.js", "/router.js", "/api/links.json",
+                                             "/cdn/widget.js"} == set()
+    assert "18 not modified" in second.stderr or "not modified" in second.stderr
+
+
+def test_two_workers_render_the_same_site(tmp_path: Path) -> None:
+    _site, _run, locs, _rows = _crawl(tmp_path, *_render_args("auto"), "--workers", "2")
+    assert locs == sorted(APP_PAGES + SERVER_RENDERED)
+
+
+def _browsers() -> set[int]:
+    """Chromium and Playwright driver processes now running."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                command = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"chrom" in command or b"run-driver" in command:
+                found.add(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize("how", ["ctrl-c", "sigterm", "kill-9"])
+def test_no_browser_outlives_the_crawl(tmp_path: Path, how: str) -> None:
+    before = _browsers()
+    with RunningServer("spa") as site:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "crawler", "crawl", site.url + "/endless.html", "--out",
+             str(tmp_path / "out"), "--render", "always", "--render-timeout", "60",
+             "--browser", chromium_path()],
+            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            preexec_fn=ctrl_c_as_in_a_terminal)
+        deadline = time.monotonic() + 60
+        while not (_browsers() - before):  # the browser is up: rendering has begun
+            assert time.monotonic() < deadline and process.poll() is None
+            time.sleep(0.1)
+        time.sleep(1.5)
+        process.send_signal({"ctrl-c": signal.SIGINT, "sigterm": signal.SIGTERM,
+                             "kill-9": signal.SIGKILL}[how])
+        process.communicate(timeout=30)
+    assert process.returncode == {"ctrl-c": 130, "sigterm": 130, "kill-9": -9}[how]
+    deadline = time.monotonic() + 15
+    while (left := _browsers() - before) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not left, [Path(f"/proc/{pid}/cmdline").read_bytes()[:80] for pid in left
+                      if os.path.exists(f"/proc/{pid}")]
