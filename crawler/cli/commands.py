@@ -89,8 +89,9 @@ def audit_command(**options: Any) -> int:
     \b
     Findings: broken-links, redirected-links, duplicates, canonical-problems,
     titles, noindex-linked; against the live sitemap: non-indexable-in-sitemap,
-    orphans, missing-from-sitemap, sitemap-lastmod, sitemap-errors. Every URL
-    row says who links to it (the first five pages, and the anchor text of one).
+    orphans, missing-from-sitemap, sitemap-lastmod, sitemap-errors; with
+    --render: rendered-links, render-changes, render-errors. Every URL row says
+    who links to it (the first five pages, and the anchor text of one).
     """
     from crawler.cli.run import run_crawl
 

@@ -26,6 +26,7 @@ from playwright.async_api import Browser, BrowserContext, Page, Playwright, Rout
 from playwright.async_api import Error as PlaywrightError
 
 from crawler.config import CrawlConfig
+from crawler.core.errors import ConfigError
 from crawler.core.response import Response
 from crawler.render.requests import (
     CACHED_TYPES,
@@ -79,6 +80,10 @@ class _Crashed(Exception):
     """The browser or the page's renderer process died."""
 
 
+class _NoBrowser(Exception):
+    """The browser would not start: no page of this crawl can be rendered."""
+
+
 class Renderer:
     """Renders pages in one browser, ``--render-concurrency`` at a time."""
 
@@ -122,6 +127,10 @@ class Renderer:
             for attempt in (1, 2):
                 try:
                     return await self._render_once(document)
+                except _NoBrowser as failed:  # a setup failure: the crawl stops, exit 2
+                    raise ConfigError(f"--render: {failed} ({self.executable}); "
+                                      "check it runs, or name another with --browser"
+                                      ) from None
                 except _Crashed as crash:
                     if attempt == 2:
                         return RenderedPage(None, document.url, settled=False,
@@ -217,8 +226,10 @@ class Renderer:
             await self._context.route("**/*", self._route)
         except PlaywrightError as exc:
             await self._close_browser()
-            raise _Crashed(f"the browser did not start: {str(exc).splitlines()[0]}") from None
+            raise _NoBrowser(f"the browser did not start: {str(exc).splitlines()[0]}"
+                             ) from None
         self._browser.on("disconnected", lambda _browser: self._on_disconnect())
+        self._context.on("page", self._on_page)
         self._rendered = 0
 
     async def _close_browser(self) -> None:
@@ -229,6 +240,12 @@ class Renderer:
         if browser is not None:
             with contextlib.suppress(Exception):
                 await browser.close()
+
+    async def _on_page(self, page: Page) -> None:
+        """A page a script opened (``window.open``): closed, it is not ours to read."""
+        with contextlib.suppress(PlaywrightError):
+            if await page.opener() is not None:
+                await page.close()
 
     def _on_disconnect(self) -> None:
         for visit in self._visits.values():

@@ -173,6 +173,22 @@ def test_no_browser_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert site.log == []  # nothing requested
 
 
+def test_a_browser_that_will_not_start_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    broken = tmp_path / "chromium"
+    broken.write_text("#!/bin/sh\nexit 1\n")
+    broken.chmod(0o755)
+    previous = tmp_path / "out"
+    previous.mkdir()
+    (previous / "sitemap_index.xml").write_text("kept")
+    with RunningServer("spa") as site:
+        run = run_cli("crawl", site.url + "/", "--out", str(previous), "--render", "always",
+                      "--browser", str(broken))
+    assert run.code == 2, run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert "the browser did not start" in run.stderr and str(broken) in run.stderr
+    assert (previous / "sitemap_index.xml").read_text() == "kept"
+
+
 def test_a_304_keeps_its_rendered_links_and_is_not_rendered_again(tmp_path: Path) -> None:
     state, out = tmp_path / "state.db", tmp_path / "out"
     with RunningServer("spa", conditional=True) as site:

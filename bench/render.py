@@ -1,0 +1,177 @@
+"""``--render``'s costs, measured: an SPA of 2,000+ pages rendered, and ``auto`` on a static site.
+
+    python bench/render.py [--pages 2000] [--repeats 3] [--out bench/results/render-DATE.jsonl]
+
+1. A generated single-page application (plain HTML and one JavaScript bundle: every
+   page is the same empty shell, and the bundle builds its title and links from the
+   URL) crawled with ``--render always`` at ``--workers 1`` and ``--workers 2``:
+   rendered pages/s, CPU (the crawl and every process under it: the browsers too)
+   and the peak of the summed RSS of the whole process tree, sampled every 50 ms.
+2. The PostgreSQL documentation (server-rendered) with ``--render auto`` against
+   ``--render never``, alternated: ``auto`` must render no page and cost at most 5 %.
+
+Both sites are served by the shared harness's nginx on loopback (``bench.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from datetime import date
+from pathlib import Path
+
+from bench import PG_DOCS, WORK, Nginx
+
+HERE = Path(__file__).resolve().parent
+BUNDLE = """// Builds each page from its URL: /p/N/ links to its children 2N+1, 2N+2 and to N-1.
+document.addEventListener("DOMContentLoaded", () => {
+  const total = %(pages)d;
+  const n = Number(location.pathname.split("/")[2] || 0);
+  document.title = "Page " + n;
+  const root = document.getElementById("root");
+  const heading = document.createElement("h1");
+  heading.textContent = "Page " + n;
+  root.appendChild(heading);
+  for (const next of [2 * n + 1, 2 * n + 2, n - 1]) {
+    if (next < 0 || next >= total) continue;
+    const link = document.createElement("a");
+    link.href = "/p/" + next + "/";
+    link.textContent = "page " + next;
+    root.appendChild(link);
+  }
+});
+"""
+SHELL = ('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>App</title>'
+         '<script src="/app.js"></script></head><body><div id="root"></div></body></html>\n')
+
+
+def spa(pages: int) -> Path:
+    root = WORK / f"spa-{pages}"
+    if (root / "app.js").exists():
+        return root
+    shutil.rmtree(root, ignore_errors=True)
+    for n in range(pages):
+        folder = root / "p" / str(n)
+        folder.mkdir(parents=True)
+        (folder / "index.html").write_text(SHELL)
+    (root / "index.html").write_text(SHELL.replace("<title>App", '<meta http-equiv="refresh" '
+                                                   'content="0; url=/p/0/"><title>App'))
+    (root / "app.js").write_text(BUNDLE % {"pages": pages})
+    return root
+
+
+def _tree(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            children.setdefault(int(fields[1]), []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo += children.get(current, [])
+    return found
+
+
+def _rss_mb(pids: list[int]) -> float:
+    total = 0
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            pass
+    return total / 1024
+
+
+def crawl(url: str, out: Path, *options: str) -> dict[str, float | str | int]:
+    shutil.rmtree(out, ignore_errors=True)
+    started = time.monotonic()
+    process = subprocess.Popen([sys.executable, "-m", "crawler", "crawl", url, "--out",
+                                str(out), "--quiet", *options], stderr=subprocess.PIPE)
+    peak = 0.0
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            break
+        peak = max(peak, _rss_mb(_tree(process.pid)))
+        time.sleep(0.05)
+    wall = time.monotonic() - started
+    listed = 0
+    for shard in out.glob("sitemap-*.xml.gz"):
+        import gzip
+        listed += gzip.decompress(shard.read_bytes()).count(b"<loc>")
+    return {"wall": round(wall, 2), "cpu": round(usage.ru_utime + usage.ru_stime, 2),
+            "peak_rss_mb": round(peak), "listed": listed,
+            "code": os.waitstatus_to_exitcode(status),
+            "stderr": (process.stderr.read() or b"").decode()[-300:] if process.stderr else ""}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--pages", type=int, default=2000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--out", type=Path,
+                        default=HERE / "results" / f"render-{date.today()}.jsonl")
+    parser.add_argument("--skip-pg", action="store_true")
+    args = parser.parse_args()
+    rows = []
+    browser = shutil.which("chromium") or ""
+    with Nginx(spa(args.pages), 18431) as server:
+        for _ in range(args.repeats):
+            for workers in ("1", "2"):
+                result = crawl(server.origin + "/p/0/", WORK / "render-out", "--render",
+                               "always", "--workers", workers, "--browser", browser)
+                result.update(site=f"spa-{args.pages}", mode="always", workers=workers,
+                              pages_per_s=round(args.pages / result["wall"], 1),
+                              cpu_ms_per_page=round(result["cpu"] * 1000 / args.pages, 1))
+                print(json.dumps(result), flush=True)
+                rows.append(result)
+    if not args.skip_pg:
+        with Nginx(PG_DOCS, 18432) as server:
+            # once with a report, for how many pages auto rendered (a report costs time)
+            crawl(server.origin + "/index.html", WORK / "render-out", "--render", "auto",
+                  "--browser", browser, "--report", str(WORK / "render-pg.json"))
+            report = json.loads((WORK / "render-pg.json").read_text())
+            rendered = sum(1 for row in report["urls"] if row.get("rendered"))
+            reasons = sorted({row.get("render_reason") for row in report["urls"]
+                              if row.get("status")} - {None})
+            print(json.dumps({"site": "pg", "auto_rendered": rendered, "reasons": reasons}))
+            rows.append({"site": "pg", "auto_rendered": rendered, "reasons": reasons})
+            for _ in range(args.repeats):
+                for mode in ("never", "auto"):
+                    result = crawl(server.origin + "/index.html", WORK / "render-out",
+                                   "--render", mode, "--browser", browser)
+                    result.update(site="pg", mode=mode)
+                    print(json.dumps(result), flush=True)
+                    rows.append(result)
+    with args.out.open("w") as handle:
+        for row in rows:
+            handle.write(json.dumps(row) + "\n")
+    for key in ("always",):
+        for workers in ("1", "2"):
+            picked = [row for row in rows if row.get("mode") == key
+                      and row.get("workers") == workers]
+            print(f"spa always, {workers} worker(s): median "
+                  f"{statistics.median(row['pages_per_s'] for row in picked)} pages/s, "
+                  f"peak RSS {max(row['peak_rss_mb'] for row in picked)} MB")
+    if not args.skip_pg:
+        never = statistics.median(row["wall"] for row in rows if row.get("mode") == "never")
+        auto = statistics.median(row["wall"] for row in rows
+                                 if row.get("site") == "pg" and row.get("mode") == "auto")
+        print(f"pg: auto / never = {auto / never:.3f}")
+
+
+if __name__ == "__main__":
+    main()
