@@ -56,7 +56,8 @@ pid {state}/nginx.pid;
 error_log {state}/error.log;
 events {{ worker_connections 4096; }}
 http {{
-    types {{ text/html html; text/plain txt; text/css css; image/png png; image/svg+xml svg; }}
+    types {{ text/html html; text/plain txt; text/css css; image/png png; image/svg+xml svg;
+             application/javascript js; application/json json; }}
     default_type application/octet-stream;
     log_format bench '$status $bytes_sent $server_protocol "$request_uri"';
     access_log {state}/access.log bench buffer=256k flush=1s;

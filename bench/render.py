@@ -84,12 +84,16 @@ def _tree(pid: int) -> list[int]:
 
 
 def _rss_mb(pids: list[int]) -> float:
+    """The tree's memory: each process's proportional set size (shared pages split
+    between the processes sharing them), so Chromium's many processes are not
+    counted many times over for the libraries they share."""
     total = 0
     for pid in pids:
         try:
-            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
                     total += int(line.split()[1])
+                    break
         except OSError:
             pass
     return total / 1024
@@ -132,7 +136,8 @@ def main() -> None:
         for _ in range(args.repeats):
             for workers in ("1", "2"):
                 result = crawl(server.origin + "/p/0/", WORK / "render-out", "--render",
-                               "always", "--workers", workers, "--browser", browser)
+                               "always", "--workers", workers, "--browser", browser,
+                               "--prefix", "/")
                 result.update(site=f"spa-{args.pages}", mode="always", workers=workers,
                               pages_per_s=round(args.pages / result["wall"], 1),
                               cpu_ms_per_page=round(result["cpu"] * 1000 / args.pages, 1))

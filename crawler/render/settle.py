@@ -24,10 +24,10 @@ SHORT_TIMER_MS = 5000
 TRACKER = """
 (() => {
   if (window.__sitemapCrawler) return;
-  const state = {changed: performance.now(), timers: new Set()};
-  window.__sitemapCrawler = state;
   const setTimer = window.setTimeout.bind(window);
   const clearTimer = window.clearTimeout.bind(window);
+  const state = {changed: performance.now(), timers: new Set(), setTimer};
+  window.__sitemapCrawler = state;
   window.setTimeout = function (handler, delay, ...args) {
     if (typeof handler !== "function" || Number(delay) > SHORT_MS) {
       return setTimer(handler, delay, ...args);
@@ -49,9 +49,22 @@ TRACKER = """
 })();
 """.replace("SHORT_MS", str(SHORT_TIMER_MS))
 
-# [milliseconds since the last DOM change, short timers pending]
-PROBE = ("() => { const s = window.__sitemapCrawler; return s ? "
-         "[performance.now() - s.changed, s.timers.size] : [1e9, 0]; }")
+# Waits in the page (one round trip, not one every few milliseconds: each costs the
+# browser process a message) until the DOM has been still for ``quiet`` ms with no
+# short timer pending, or ``most`` ms have passed; returns [ms since the last DOM
+# change, short timers pending].
+WAIT_CALM = """async ([quiet, most]) => {
+  const s = window.__sitemapCrawler;
+  if (!s) return [1e9, 0];
+  const start = performance.now();
+  for (;;) {
+    const since = performance.now() - s.changed;
+    if ((since >= quiet && s.timers.size === 0) || performance.now() - start >= most) {
+      return [since, s.timers.size];
+    }
+    await new Promise((done) => s.setTimer(done, Math.max(10, quiet - since)));
+  }
+}"""
 
 
 def calm(since_network: float, in_flight: int, since_dom_ms: float, timers: int) -> bool:
