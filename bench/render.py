@@ -129,11 +129,13 @@ def main() -> None:
     parser.add_argument("--out", type=Path,
                         default=HERE / "results" / f"render-{date.today()}.jsonl")
     parser.add_argument("--skip-pg", action="store_true")
+    parser.add_argument("--skip-spa", action="store_true")
+    parser.add_argument("--pg-repeats", type=int, default=7)
     args = parser.parse_args()
     rows = []
     browser = shutil.which("chromium") or ""
     with Nginx(spa(args.pages), 18431) as server:
-        for _ in range(args.repeats):
+        for _ in range(0 if args.skip_spa else args.repeats):
             for workers in ("1", "2"):
                 result = crawl(server.origin + "/p/0/", WORK / "render-out", "--render",
                                "always", "--workers", workers, "--browser", browser,
@@ -154,7 +156,7 @@ def main() -> None:
                               if row.get("status")} - {None})
             print(json.dumps({"site": "pg", "auto_rendered": rendered, "reasons": reasons}))
             rows.append({"site": "pg", "auto_rendered": rendered, "reasons": reasons})
-            for _ in range(args.repeats):
+            for _ in range(args.pg_repeats):
                 for mode in ("never", "auto"):
                     result = crawl(server.origin + "/index.html", WORK / "render-out",
                                    "--render", mode, "--browser", browser)
@@ -164,7 +166,7 @@ def main() -> None:
     with args.out.open("w") as handle:
         for row in rows:
             handle.write(json.dumps(row) + "\n")
-    for key in ("always",):
+    for key in ("always",) if not args.skip_spa else ():
         for workers in ("1", "2"):
             picked = [row for row in rows if row.get("mode") == key
                       and row.get("workers") == workers]

@@ -39,9 +39,10 @@ AUTO_WORKERS = 0  # CrawlConfig.workers for --workers auto
 RENDER_MODES = ("never", "auto", "always")
 # a rendered page is read as it stands this many seconds after it began loading
 DEFAULT_RENDER_TIMEOUT = 10.0
-# pages a browser loads at once: on two cores, 1 tab renders 13 pages/s, 4 tabs 20.5,
-# 8 tabs 21.4 (bench/render.py): past 4 the browser is CPU-bound and memory only grows
-DEFAULT_RENDER_CONCURRENCY = 4
+# pages a browser loads at once: on the bench's SPA (bench/render.py, two cores) 4 tabs
+# rendered 11.7 pages/s, 8 tabs 20.4 and 16 tabs no more (the browser's own threads are
+# then the bound), while its memory grows with each tab
+DEFAULT_RENDER_CONCURRENCY = 8
 # Orphans of a live sitemap fetched and listed per audit: the sitemap is the site's
 # claim, and 60 files of 50,000 URLs no link reaches would be 3 million requests.
 DEFAULT_MAX_ORPHANS = 1000

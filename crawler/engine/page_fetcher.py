@@ -91,8 +91,6 @@ class PageFetcher:
         if hasattr(os, "fork"):
             self.sandbox = await ParseSandbox(self.read, self.config.max_parse_seconds
                                               ).__aenter__()
-        if self.config.render != "never":
-            self.renderer = _renderer(self)
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
@@ -129,7 +127,8 @@ class PageFetcher:
     async def _render(self, response: Response, raw: PageOutcome, now: datetime
                       ) -> PageOutcome:
         """The page as a browser shows it, merged with its raw reading."""
-        assert self.renderer is not None
+        if self.renderer is None:  # the first page that needs a browser: Playwright loaded
+            self.renderer = _renderer(self)
         record = raw.record
         shown = await self.renderer.render(response)
         if shown.html is None:  # the browser crashed twice: the raw HTML is what there is
@@ -168,7 +167,7 @@ class PageFetcher:
             except Exception as exc:  # one page never ends the crawl
                 return failed_page(response, job.depth, exc)
         outcome = await self._read(response, job.depth, now)
-        if self.renderer is not None and wants_render(outcome.record) and (
+        if self.config.render != "never" and wants_render(outcome.record) and (
                 outcome.record.error is None):
             outcome = await self._render(response, outcome, now)
         return outcome

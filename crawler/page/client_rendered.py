@@ -21,30 +21,40 @@ from __future__ import annotations
 from selectolax.lexbor import LexborHTMLParser
 
 MOUNT_IDS = ("root", "app", "__next", "__nuxt", "___gatsby", "svelte")
-_MOUNTS = ", ".join([*(f"#{name}" for name in MOUNT_IDS), "app-root"])
 _MARKERS = (("script#__NEXT_DATA__", "Next.js data (script#__NEXT_DATA__)"),
             ("[data-server-rendered]", "Vue hydration ([data-server-rendered])"),
             ("[ng-version]", "Angular ([ng-version])"),
             ("[data-reactroot]", "React ([data-reactroot])"))
+# one query for every sign an element gives: each CSS query walks the whole tree
+_SIGNS = ", ".join([*(f"#{name}" for name in MOUNT_IDS), "app-root",
+                    *(selector for selector, _named in _MARKERS)])
 
 
-def client_rendered(tree: LexborHTMLParser, page_url: str, links: list[str]) -> str | None:
-    """Why this page needs a browser to be read, or None when its raw HTML will do."""
-    for node in tree.css(_MOUNTS):
-        if node.child is None or (_empty(node)):
-            name = node.id if node.tag != "app-root" else None
-            return f"empty mount element {'#' + name if name else '<app-root>'}"
-    for selector, named in _MARKERS:
-        if tree.css_first(selector) is not None:
+def client_rendered(tree: LexborHTMLParser, page_url: str, links: list[str],
+                    html: str = "") -> str | None:
+    """Why this page needs a browser to be read, or None when its raw HTML will do.
+    ``html``: the page's text, searched for Nuxt's state (cheaper than every script's)."""
+    mounts: list[str] = []
+    markers: set[str] = set()
+    for node in tree.css(_SIGNS):
+        if node.tag == "app-root" or node.id in MOUNT_IDS:
+            if _empty(node):
+                mounts.append("<app-root>" if node.tag == "app-root" else f"#{node.id}")
+        for selector, named in _MARKERS:
+            if node.css_matches(selector):
+                markers.add(named)
+    if mounts:
+        return f"empty mount element {mounts[0]}"
+    for _selector, named in _MARKERS:
+        if named in markers:
             return f"hydration marker: {named}"
-    scripts = tree.tags("script")
-    for script in scripts:
-        if "window.__NUXT__" in (script.text() or ""):
-            return "hydration marker: Nuxt state (window.__NUXT__)"
+    if "window.__NUXT__" in html:
+        return "hydration marker: Nuxt state (window.__NUXT__)"
     for node in tree.tags("noscript"):
         if "javascript" in (node.text(deep=True) or "").lower():
             return "a <noscript> asking for JavaScript"
-    if scripts and not any(link.startswith(_origin(page_url)) for link in links):
+    origin = _origin(page_url)
+    if not any(link.startswith(origin) for link in links) and tree.css_first("script"):
         return "scripts and no link to its own origin"
     return None
 

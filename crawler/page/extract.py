@@ -129,7 +129,7 @@ def extract(
         facts.title = " ".join((node.text() or "").split())[:TITLE_CHARS]
         break
     if client_rendering:
-        facts.client_rendered = client_rendered(tree, page_url, links)
+        facts.client_rendered = client_rendered(tree, page_url, links, html)
     return facts
 
 

@@ -16,7 +16,7 @@ read as it stands at ``--render-timeout`` and reported as such.
 
 from __future__ import annotations
 
-QUIET = 0.2  # seconds of calm that count as settled
+QUIET = 0.1  # seconds of calm that count as settled
 POLL = 0.05  # how often the test is made
 SHORT_TIMER_MS = 5000
 

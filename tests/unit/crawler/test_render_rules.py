@@ -45,7 +45,7 @@ PAGE = "http://s.test/p"
 ])
 def test_auto_renders_what_the_raw_html_shows_is_built_by_javascript(
         html: str, links: list[str], why: str | None) -> None:
-    assert client_rendered(LexborHTMLParser(html), PAGE, links) == why
+    assert client_rendered(LexborHTMLParser(html), PAGE, links, html) == why
 
 
 ORIGIN = "http://s.test"
@@ -89,7 +89,7 @@ def test_the_cache_keeps_bundles_within_its_bytes() -> None:
 
 @pytest.mark.parametrize(("network", "flying", "dom_ms", "timers", "settled"), [
     (0.5, 0, 500, 0, True),
-    (0.1, 0, 500, 0, False),  # a request just ended
+    (0.05, 0, 500, 0, False),  # a request just ended
     (0.5, 1, 500, 0, False),  # one in flight
     (0.5, 0, 50, 0, False),  # the DOM just changed
     (0.5, 0, 500, 1, False),  # a short timer is pending
