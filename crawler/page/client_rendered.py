@@ -37,9 +37,8 @@ def client_rendered(tree: LexborHTMLParser, page_url: str, links: list[str],
     mounts: list[str] = []
     markers: set[str] = set()
     for node in tree.css(_SIGNS):
-        if node.tag == "app-root" or node.id in MOUNT_IDS:
-            if _empty(node):
-                mounts.append("<app-root>" if node.tag == "app-root" else f"#{node.id}")
+        if (node.tag == "app-root" or node.id in MOUNT_IDS) and _empty(node):
+            mounts.append("<app-root>" if node.tag == "app-root" else f"#{node.id}")
         for selector, named in _MARKERS:
             if node.css_matches(selector):
                 markers.add(named)

@@ -16,6 +16,7 @@ closes the browser when this process ends, however it ends, even by
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -43,6 +44,7 @@ from crawler.render.settle import POLL, QUIET, TRACKER, WAIT_CALM, calm
 # of the crawl's peak fell from 1,188 to 868 MB going from 500 to 200, at no cost in
 # pages/s (a launch takes 0.3 s)
 PAGES_PER_BROWSER = 200
+PAGES_PER_BROWSER_ENV = "SITEMAP_CRAWLER_PAGES_PER_BROWSER"  # lowered by the tests
 # Measured on 300 pages of one site in 8 tabs (bench/render.py's notes): a new document
 # per navigation (RenderDocument) cost the browser process a third of its CPU, and one
 # renderer process per site rather than per tab a little more and most of the memory.
@@ -85,7 +87,11 @@ class _Visit:
 
 
 class _Crashed(Exception):
-    """The browser or the page's renderer process died."""
+    """The browser or the page's renderer process died (in browser ``generation``)."""
+
+    def __init__(self, why: str, generation: int) -> None:
+        super().__init__(why)
+        self.generation = generation
 
 
 class _NoBrowser(Exception):
@@ -107,6 +113,7 @@ class Renderer:
         self.pacer = OriginPacer(interval)
         self.slots = anyio.Semaphore(config.render_concurrency)
         self.restarts = 0
+        self.pages_per_browser = _pages_per_browser()
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
         self._context: BrowserContext | None = None
@@ -116,6 +123,7 @@ class Renderer:
         self._rendered = 0  # by this browser
         self._busy = 0
         self._idle = anyio.Event()
+        self._generation = 0  # browsers launched so far
 
     async def __aenter__(self) -> Renderer:
         return self
@@ -132,26 +140,34 @@ class Renderer:
         """The page as the browser shows it; tried again in a new browser if the
         browser crashes, then given up with the reason."""
         async with self.slots:
+            crashed: _Crashed | None = None
             for attempt in (1, 2):
                 try:
-                    return await self._render_once(document)
+                    shown = await self._render_once(document)
+                    if crashed is not None:
+                        shown.notes.append(("crash", f"{crashed}; rendered again in a new "
+                                            "browser"))
+                    return shown
                 except _NoBrowser as failed:  # a setup failure: the crawl stops, exit 2
                     raise ConfigError(f"--render: {failed} ({self.executable}); "
                                       "check it runs, or name another with --browser"
                                       ) from None
                 except _Crashed as crash:
+                    crashed = crash
                     if attempt == 2:
                         return RenderedPage(None, document.url, settled=False,
                                             failure=f"the browser crashed twice ({crash})")
-                    async with self._lock:
-                        await self._close_browser()
-                        self.restarts += 1
+                    async with self._lock:  # once, by the first of its pages to learn it
+                        if crash.generation == self._generation:
+                            await self._close_browser()
+                            self.restarts += 1
         raise AssertionError("unreachable")
 
     # -- one page -------------------------------------------------------------------
 
     async def _render_once(self, document: Response) -> RenderedPage:
         tab = await self._tab()
+        generation = self._generation
         self._busy += 1
         visit = _Visit(document)
         self._visits[tab] = visit
@@ -163,13 +179,13 @@ class Renderer:
                 await tab.goto(document.url, wait_until="domcontentloaded",
                                timeout=max(1.0, self.config.render_timeout) * 1000)
             if visit.crashed:
-                raise _Crashed("the page's renderer process died")
+                raise _Crashed("the page's renderer process died", generation)
             settled = await self._settle(tab, visit, deadline)
             try:
                 html = await tab.content()
                 url = tab.url
             except PlaywrightError as exc:
-                raise _Crashed(str(exc).splitlines()[0]) from None
+                raise _Crashed(str(exc).splitlines()[0], generation) from None
         finally:
             self._visits.pop(tab, None)
             self._busy -= 1
@@ -177,7 +193,7 @@ class Renderer:
             if self._busy == 0:
                 self._idle.set()
         if visit.crashed:
-            raise _Crashed("the page's renderer process died")
+            raise _Crashed("the page's renderer process died", generation)
         if not settled:
             visit.note("timeout", f"still changing after --render-timeout "
                        f"{self.config.render_timeout:g}s: read as it stood then")
@@ -207,7 +223,7 @@ class Renderer:
 
     async def _tab(self) -> Page:
         async with self._lock:
-            if self._browser is not None and self._rendered >= PAGES_PER_BROWSER:
+            if self._browser is not None and self._rendered >= self.pages_per_browser:
                 while self._busy:  # retire it once the pages in it are read
                     self._idle = anyio.Event()
                     await self._idle.wait()
@@ -239,6 +255,7 @@ class Renderer:
             await self._close_browser()
             raise _NoBrowser(f"the browser did not start: {str(exc).splitlines()[0]}"
                              ) from None
+        self._generation += 1
         self._browser.on("disconnected", lambda _browser: self._on_disconnect())
         self._context.on("page", self._on_page)
         self._rendered = 0
@@ -259,8 +276,11 @@ class Renderer:
                 await page.close()
 
     def _on_disconnect(self) -> None:
+        """The browser is gone (crashed, or killed): its pages fail, the next launches anew."""
         for visit in self._visits.values():
             visit.crashed = True
+        self._browser = self._context = None
+        self._tabs = []
 
     def _on_crash(self, tab: Page) -> None:
         visit = self._visits.get(tab)
@@ -370,6 +390,11 @@ class Renderer:
         if answer.status == 200 and resource_type in CACHED_TYPES:
             self.cache.put(url, Stored(answer.status, headers, body))
         await _quietly(route.fulfill(status=answer.status, headers=headers, body=body))
+
+
+def _pages_per_browser() -> int:
+    value = os.environ.get(PAGES_PER_BROWSER_ENV, "")
+    return int(value) if value.isdigit() and int(value) > 0 else PAGES_PER_BROWSER
 
 
 async def _quietly(action: Awaitable[None]) -> None:

@@ -27,8 +27,8 @@ from siteserver import RunningServer, SiteServer
 pytestmark = pytest.mark.timeout(180)
 
 APP_PAGES = ["/", "/app/", "/app/about", "/app/contact", "/blocked-script.html",
-             "/endless.html", "/fetched.html", "/hash.html", "/third-party.html",
-             "/throws.html", "/timer.html"]
+             "/endless.html", "/fetched.html", "/hash.html", "/lost-link.html",
+             "/third-party.html", "/throws.html", "/timer.html"]
 SERVER_RENDERED = ["/from-cdn.html", "/from-fetch.html", "/from-timer.html", "/static.html"]
 NOT_LISTED = {"/canonical-js.html": "canonical-elsewhere", "/noindex-js.html": "noindex",
               "/noindex-raw.html": "noindex"}
@@ -116,7 +116,9 @@ def test_audit_says_what_javascript_changed_in_json_csv_and_html(tmp_path: Path)
     assert links["/fetched.html"]["first_added"] == [u + "/from-fetch.html"]
     assert links["/app/about"]["first_added"] == [u + "/app/contact"]
     assert links["/third-party.html"]["first_added"] == [u + "/from-cdn.html"]
-    assert links["/"]["added"] == 12 and links["/"]["raw_links"] == 0
+    assert links["/"]["added"] == 13 and links["/"]["raw_links"] == 0
+    lost = links["/lost-link.html"]
+    assert (lost["lost"], lost["first_lost"], lost["added"]) == (1, [u + "/from-fetch.html"], 0)
     changes = {(item["url"].removeprefix(u), item["what"]): (item["raw"], item["rendered"])
                for item in found["render-changes"]["items"]}
     assert changes[("/noindex-js.html", "noindex")] == ("index", "noindex")
@@ -150,7 +152,7 @@ def _look_at(report: Path) -> None:
     with browser_page() as page:
         page.goto(report.as_uri())
         assert page.locator('[data-finding="render-errors"]').inner_text() == "3"
-        assert "14 of 18 pages rendered" in page.locator("#rendering h2").inner_text()
+        assert "15 of 19 pages rendered" in page.locator("#rendering h2").inner_text()
         assert page.locator("#render-changes tbody tr").count() >= 4
         assert page.locator("#url-table th[data-key=rendered]").count() == 1
         page.locator("#rendering").scroll_into_view_if_needed()
@@ -250,3 +252,77 @@ def test_no_browser_outlives_the_crawl(tmp_path: Path, how: str) -> None:
         time.sleep(0.2)
     assert not left, [Path(f"/proc/{pid}/cmdline").read_bytes()[:80] for pid in left
                       if os.path.exists(f"/proc/{pid}")]
+
+
+def _renderers_under(pid: int) -> list[int]:
+    """The Chromium renderer processes the crawl ``pid`` started (any depth)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"--type=renderer" not in command:
+            continue
+        ancestor = int(entry.name)
+        while ancestor > 1:
+            if ancestor == pid:
+                found.append(int(entry.name))
+                break
+            try:
+                fields = Path(f"/proc/{ancestor}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                break
+            ancestor = int(fields[1])
+    return found
+
+
+@pytest.mark.parametrize("crashes", [1, 2])
+def test_a_crashed_browser_is_restarted_and_the_page_tried_once_more(
+        tmp_path: Path, crashes: int) -> None:
+    """The renderer killed while it renders a page: the page is rendered again in a new
+    browser; killed again, the page is read from its raw HTML, with the reason."""
+    report = tmp_path / "r.json"
+    with RunningServer("spa") as site:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "crawler", "audit", site.url + "/endless.html",
+             "--report", str(report), "--render", "always", "--render-timeout", "4",
+             "--browser", chromium_path(), "--max-pages", "1"],
+            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        killed = 0
+        deadline = time.monotonic() + 60
+        while killed < crashes and time.monotonic() < deadline:
+            victims = _renderers_under(process.pid)
+            if victims:
+                time.sleep(0.5)  # the page is loading
+                for pid in _renderers_under(process.pid):
+                    os.kill(pid, signal.SIGKILL)
+                killed += 1
+                while _renderers_under(process.pid) and time.monotonic() < deadline:
+                    time.sleep(0.05)  # the old one gone: the next one is the new browser's
+            time.sleep(0.05)
+        _out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    row = json.loads(report.read_text())["urls"][0]
+    errors = json.loads(report.read_text())["findings"]["render-errors"]["items"]
+    kinds = [item["error"] for item in errors]
+    if crashes == 1:
+        assert row["rendered"] is True and "crash" in kinds and "timeout" in kinds
+    else:
+        assert row["rendered"] is False
+        assert "not rendered: the browser crashed twice" in row["render_reason"]
+        assert "crash" in kinds
+
+
+def test_the_browser_restarted_every_few_pages_changes_nothing(tmp_path: Path) -> None:
+    out, report = tmp_path / "out", tmp_path / "r.json"
+    with RunningServer("spa") as site:
+        run = run_cli("crawl", site.url + "/", "--out", str(out), "--report", str(report),
+                      *_render_args("always"),
+                      env_extra={"SITEMAP_CRAWLER_PAGES_PER_BROWSER": "3"}, timeout=150)
+    assert run.code == 0, run.stderr
+    locs = sorted(loc.removeprefix(site.url)
+                  for loc in read_sitemaps(out, site.url + "/").locs)
+    assert locs == sorted(APP_PAGES + SERVER_RENDERED)
