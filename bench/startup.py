@@ -32,7 +32,7 @@ class _FirstRequest(BaseHTTPRequestHandler):
 
     arrived: float | None = None
 
-    def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
+    def do_GET(self) -> None:
         if _FirstRequest.arrived is None:
             _FirstRequest.arrived = time.monotonic()
         body = PAGE if self.path == "/" else b"not here"
@@ -42,7 +42,7 @@ class _FirstRequest(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: object) -> None:
         return
 
 

@@ -21,11 +21,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from extract_two_paths import dom_scan, facts_from  # noqa: E402
-from scan import scan  # noqa: E402
-from selectolax.lexbor import LexborHTMLParser  # noqa: E402
+from extract_two_paths import dom_scan, facts_from
+from scan import scan
+from selectolax.lexbor import LexborHTMLParser
 
-from crawler.page.decode import decode_html  # noqa: E402
+from crawler.page.decode import decode_html
 
 FIELDS = ("links", "nofollow_links", "canonical", "directives", "refresh_to", "alternates",
           "title", "images")

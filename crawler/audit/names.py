@@ -10,6 +10,11 @@ LIVE_FINDINGS = ("non-indexable-in-sitemap", "orphans", "missing-from-sitemap",
 RENDER_FINDINGS = ("rendered-links", "render-changes", "render-errors")
 FINDINGS = ("broken-links", "redirected-links", "duplicates", "canonical-problems", "titles",
             "noindex-linked", *LIVE_FINDINGS, *RENDER_FINDINGS)
+# since the last audit (crawler.audit.changes): pages added, removed and changed, and
+# each finding's new and fixed items
+CHANGE_FINDINGS = ("added-pages", "removed-pages", "changed")
+CHANGES = (*CHANGE_FINDINGS, *(f"new-{name}" for name in FINDINGS),
+           *(f"fixed-{name}" for name in FINDINGS))
 
 # invalid or out-of-scope locs of a live sitemap kept by name, and wrong lastmods
 # listed; the rest are counted

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
-from crawler.audit.names import FINDINGS, LIVE_FINDINGS, RENDER_FINDINGS
+from crawler.audit.names import CHANGES, FINDINGS, LIVE_FINDINGS, RENDER_FINDINGS
 
 _TIME_BUCKETS = ((50, "<50 ms"), (100, "50-100 ms"), (250, "100-250 ms"), (500, "250-500 ms"),
                  (1000, "0.5-1 s"), (float("inf"), "≥1 s"))
@@ -57,6 +57,7 @@ def write_report_html(out: TextIO, document: dict[str, Any],
     parts = [_HEAD.replace("%TITLE%", _e(f"Audit of {document['start_url']}")),
              f"<h1>Audit of <a href=\"{_e(document['start_url'])}\">"
              f"{_e(document['start_url'])}</a></h1>",
+             _since_section(document),
              '<section class="cards" id="summary">']
     parts += [f'<div class="card"><b data-count="{_e(label)}">{value:,}</b>'
               f"<span>{_e(label)}</span></div>" for label, value in cards]
@@ -76,6 +77,26 @@ def write_report_html(out: TextIO, document: dict[str, Any],
     columns = _COLUMNS + (_RENDER_COLUMNS if document.get("render") else ())
     _write_url_table(out, rows(), shown, columns)
     out.write("\n" + _SCRIPT + "</body></html>\n")
+
+
+def _since_section(document: dict[str, Any]) -> str:
+    """What changed since the last audit, first thing on the page, when compared."""
+    compared = document.get("compared_with")
+    if not compared:
+        return ""
+    found = document["findings"]
+    changed = [name for name in CHANGES if found.get(name, {}).get("count")]
+    head = (f'<section id="since"><h2>Since the last audit <small>compared with '
+            f"{_e(compared)}</small></h2>")
+    if not changed:
+        return head + "<p>No change.</p></section>"
+    cards = "".join(
+        f'<div class="card finding{" bad" if name.startswith(("new-", "removed")) else ""}">'
+        f'<b data-change="{name}">{found[name]["count"]:,}</b>'
+        f'<span><a href="#{name}">{name}</a></span></div>' for name in changed)
+    tables = "".join(_finding_table(name, found[name]["items"]).replace("h2>", "h3>")
+                     for name in changed)  # headings under this section's own
+    return f'{head}<div class="cards">{cards}</div>{tables}</section>'
 
 
 def _render_section(render: dict[str, Any] | None) -> str:

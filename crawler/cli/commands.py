@@ -71,11 +71,19 @@ def crawl_command(**options: Any) -> int:
 @click.option("--report", "report_files", multiple=True, required=True,
               type=click.Path(path_type=Path),
               help="Where to write the report; the format follows the extension: .json "
-              "(versioned schema), .csv (one row per URL) or .html (one self-contained "
-              "page). Repeatable.")
+              "(versioned schema), .csv (one row per URL), .html (one self-contained "
+              "page), .junit.xml (a test case per finding item, failures for --fail-on's "
+              "findings) or .md (a summary a pull-request comment can hold); - prints the "
+              "summary. Repeatable.")
 @click.option("--fail-on", "fail_on", metavar="FINDING[,FINDING…]",
-              help=f"Exit 6 when any of these findings is present ({', '.join(FINDINGS)}); "
-              "the reports are written first.")
+              help=f"Exit 6 when any of these findings is present ({', '.join(FINDINGS)}; "
+              "since the last audit: new-FINDING, fixed-FINDING, added-pages, removed-pages, "
+              "changed); the reports are written first.")
+@click.option("--compare-with", "compare_with", type=click.Path(dir_okay=False, path_type=Path),
+              metavar="REPORT.json",
+              help="Say what changed since this earlier JSON report of the same site "
+              "(new-FINDING, fixed-FINDING, added-pages, removed-pages, changed); with "
+              "--state and without this, since the last audit kept in the state.")
 @click.option("--max-orphans", type=int, default=DEFAULT_MAX_ORPHANS, show_default=True,
               help="Orphans of the live sitemap fetched and listed; the rest are counted.")
 @click.option("--compare-sitemap", metavar="auto|URL|off", default="auto", show_default=True,

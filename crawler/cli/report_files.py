@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,14 +18,28 @@ from sitemap_writer import (
     writes_or_prunes,
 )
 
-REPORT_FORMATS = {".json": "json", ".csv": "csv", ".html": "html"}
+REPORT_FORMATS = {".json": "json", ".csv": "csv", ".html": "html", ".junit.xml": "junit",
+                  ".md": "md"}
+STDOUT = Path("-")  # --report -: the Markdown summary on standard output
+
+
+def report_kind(path: Path) -> str | None:
+    """The format a report path asks for, by its extension (``-``: Markdown, printed)."""
+    if path == STDOUT:
+        return "md"
+    name = path.name.lower()
+    for extension, kind in REPORT_FORMATS.items():
+        if name.endswith(extension) and len(name) > len(extension):
+            return kind
+    return None
 
 
 def check_reports(report_files: tuple[Path, ...]) -> None:
     for path in report_files:
-        if path.suffix.lower() not in REPORT_FORMATS:
+        if report_kind(path) is None:
             raise Failure(f"--report {path}: the format follows the extension, which must be "
-                          f"one of {', '.join(REPORT_FORMATS)}", EXIT_USAGE)
+                          f"one of {', '.join(REPORT_FORMATS)} (or - for the summary on "
+                          "standard output)", EXIT_USAGE)
 
 
 def check_paths(report_files: tuple[Path, ...], state_path: str | None,
@@ -34,7 +49,7 @@ def check_paths(report_files: tuple[Path, ...], state_path: str | None,
     that is the state file (it overwrote the state), a file in --out that the
     writer replaces or prunes (a state named like a shard was deleted)."""
     named: dict[Path, str] = {}
-    files = [(f"--report {path}", path) for path in report_files]
+    files = [(f"--report {path}", path) for path in report_files if path != STDOUT]
     if state_path is not None:
         files.append((f"--state {state_path}", Path(state_path)))
     out = out_dir.resolve() if out_dir is not None else None
@@ -53,13 +68,20 @@ def check_paths(report_files: tuple[Path, ...], state_path: str | None,
 
 def report_dirs(report_files: tuple[Path, ...]) -> None:
     for path in report_files:
-        ensure_output_dir(path.parent if str(path.parent) else Path("."))
+        if path != STDOUT:
+            ensure_output_dir(path.parent if str(path.parent) else Path("."))
 
 
 def write_reports(report_files: tuple[Path, ...], result: CrawlResult,
-                   extra: dict[str, Any]) -> dict[str, dict[str, Any]]:
+                   extra: dict[str, Any], *, previous: Any = None,
+                   snapshot_to: Path | None = None,
+                   failing: list[str] | None = None) -> dict[str, dict[str, Any]]:
     """Each report streamed to its file, rows made as they are written; the findings
     (computed once for every format) are returned for the summary and --fail-on.
+
+    ``previous`` (a :class:`crawler.audit.changes.Snapshot`: the report given to
+    ``--compare-with``, or the last audit kept in ``--state``) adds what changed
+    since; ``snapshot_to`` (the state file) keeps this run's snapshot for the next.
 
     The audit's modules are imported here, when there is a report to write: a crawl
     without ``--report`` never loads them."""
@@ -70,13 +92,37 @@ def write_reports(report_files: tuple[Path, ...], result: CrawlResult,
     from crawler.audit.report_html import write_report_html
 
     found = findings(result)
+    if previous is not None or snapshot_to is not None:
+        from crawler.audit import changes
+        from crawler.store.state_file import keep_audit_snapshot
+
+        now = changes.snapshot(result.start_url, found, iter_rows(result))
+        if previous is not None:
+            found.update({name: {"count": len(items), "items": items}
+                          for name, items in changes.compare(previous, now).items()})
+        if snapshot_to is not None:
+            keep_audit_snapshot(snapshot_to, changes.dumps(now))
     for path in report_files:
-        kind = REPORT_FORMATS[path.suffix.lower()]
+        kind = report_kind(path)
+        if path == STDOUT:
+            from crawler.audit.report_md import report_markdown
+
+            sys.stdout.write(report_markdown(report_head(result, extra, found)))
+            sys.stdout.flush()
+            continue
         with atomic_text(path) as out:
             if kind == "json":
                 write_report_json(out, result, extra, found)
             elif kind == "csv":
                 write_report_csv(out, result, found)
+            elif kind == "junit":
+                from crawler.cli.junit_report import write_junit
+
+                write_junit(out, report_head(result, extra, found), failing or [])
+            elif kind == "md":
+                from crawler.audit.report_md import report_markdown
+
+                out.write(report_markdown(report_head(result, extra, found)))
             else:
                 write_report_html(out, report_head(result, extra, found),
                                   lambda: iter_rows(result))

@@ -19,7 +19,7 @@ from typing import Any
 import anyio
 import click
 
-from crawler.audit.names import FINDINGS
+from crawler.audit.names import CHANGES, FINDINGS
 from crawler.cli import failure
 from crawler.cli.failure import (
     EXIT_FINDINGS,
@@ -268,12 +268,18 @@ def _run_crawl(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
 
 
 def _audit(display: CrawlDisplay, *, quiet: bool, start_url: str,
-           report_files: tuple[Path, ...], fail_on: str | None, **crawl_options: Any) -> int:
+           report_files: tuple[Path, ...], fail_on: str | None,
+           compare_with: Path | None = None, **crawl_options: Any) -> int:
     """``audit``: the crawl, its reports, and exit 6 for a finding named by --fail-on."""
     check_reports(report_files)
     check_paths(report_files, crawl_options.get("state_path"))
     wanted = findings_named(fail_on)
     config = crawl_config(start_url, {**crawl_options, "audit": True, "command": "audit"})
+    start = config.filters().clean(normalize_url(config.start_url) or config.start_url)
+    from crawler.cli.previous_audit import kept_in_state, read_report
+
+    previous = read_report(compare_with, start) if compare_with is not None else None
+    state = Path(config.state_path) if config.state_path is not None else None
     try:
         report_dirs(report_files)
     except OutputError as exc:
@@ -283,16 +289,26 @@ def _audit(display: CrawlDisplay, *, quiet: bool, start_url: str,
     scope = Scope.for_start(normalize_url(config.start_url) or config.start_url, config.prefix)
     _alternates, problems = (sitemap_alternates(result.listed(), scope.contains)
                              if config.hreflang else ({}, []))
+    if previous is None and state is not None:
+        previous = kept_in_state(state, result.start_url)
     found = write_reports(report_files, result, {
-        "hreflang": [asdict(problem) for problem in problems]})
-    if config.state_path is not None:  # its reports are its output: nothing to resume
-        mark_published(Path(config.state_path))
+        "hreflang": [asdict(problem) for problem in problems],
+        "compared_with": None if previous is None else (
+            str(compare_with) if compare_with is not None else "the last audit in --state")},
+        previous=previous, snapshot_to=state, failing=wanted)
+    if state is not None:  # its reports are its output: nothing to resume
+        mark_published(state)
     if not quiet:
         counts = ", ".join(f"{name} {found[name]['count']}" for name in FINDINGS)
+        since = ", ".join(f"{name} {found[name]['count']}" for name in CHANGES
+                          if found.get(name, {}).get("count"))
         display.console.print(
             f"audited {result.stats.fetched} pages in {time.monotonic() - started:.1f}s: "
             f"{counts}; report(s): {', '.join(map(str, report_files))}", markup=False)
-    present = [name for name in wanted if found[name]["count"]]
+        if previous is not None:
+            display.console.print(f"since the last audit: {since or 'no change'}",
+                                  markup=False)
+    present = [name for name in wanted if found.get(name, {}).get("count")]
     if present:
         return failure.fail("findings present: " + ", ".join(
             f"{name} ({found[name]['count']})" for name in present), EXIT_FINDINGS)

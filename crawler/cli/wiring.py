@@ -8,7 +8,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from crawler.audit.names import FINDINGS
+from crawler.audit.names import CHANGES, FINDINGS
 from crawler.cli import failure
 from crawler.cli.failure import (
     EXIT_USAGE,
@@ -49,10 +49,11 @@ def live_reader(config: CrawlConfig) -> LiveSitemapReader | None:
 
 def findings_named(fail_on: str | None) -> list[str]:
     names = [name.strip() for name in (fail_on or "").split(",") if name.strip()]
-    unknown = [name for name in names if name not in FINDINGS]
+    unknown = [name for name in names if name not in FINDINGS and name not in CHANGES]
     if unknown:
         raise Failure(f"--fail-on {', '.join(unknown)}: not a finding (one of "
-                      f"{', '.join(FINDINGS)})", EXIT_USAGE)
+                      f"{', '.join(FINDINGS)}; or, since the last audit, added-pages, "
+                      "removed-pages, changed, new-FINDING, fixed-FINDING)", EXIT_USAGE)
     return names
 
 

@@ -149,6 +149,29 @@ def hold_lock(path: Path) -> int:
     return lock
 
 
+AUDIT_SNAPSHOT = "audit_snapshot"
+
+
+def audit_snapshot(path: Path) -> str | None:
+    """What the last audit kept of its run in this state (crawler.audit.changes), if any."""
+    if not path.exists():
+        return None
+    with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as db:
+        try:
+            row = db.execute("SELECT value FROM meta WHERE key = ?", (AUDIT_SNAPSHOT,)
+                             ).fetchone()
+        except sqlite3.DatabaseError:
+            return None
+    return row[0] if row else None
+
+
+def keep_audit_snapshot(path: Path, text: str) -> None:
+    """This audit's snapshot, for the next audit with this state to compare with."""
+    with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as db:
+        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                   (AUDIT_SNAPSHOT, text))
+
+
 def mark_published(path: Path) -> None:
     """The run's sitemaps are in place: nothing is left for ``--resume`` to continue."""
     with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as db:

@@ -1,0 +1,74 @@
+"""The audit as Markdown: what a pull-request comment can hold — pure text.
+
+The counts first (and what changed since the last audit, when compared), then
+each finding present with its first :data:`ITEMS_SHOWN` items, each naming the
+page that links to it, so a reviewer sees where to fix it without the full
+report. ``--report FILE.md`` writes it; ``--report -`` prints it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from crawler.audit.names import CHANGES, FINDINGS
+
+ITEMS_SHOWN = 50
+# the fields that say what an item is, in the order they are shown after its name
+_DETAILS = ("status", "error", "problem", "field", "before", "after", "use_instead", "what",
+            "raw", "rendered", "canonical", "detail", "duplicates", "urls")
+
+
+def report_markdown(document: dict[str, Any]) -> str:
+    found = document["findings"]
+    totals = document["totals"]
+    lines = [f"# Audit of {document['start_url']}", "",
+             f"{totals['seen']:,} URLs seen, {totals['fetched']:,} fetched, "
+             f"{totals['listed']:,} listable, {totals['errors']:,} errors.", ""]
+    changed = [name for name in CHANGES if found.get(name, {}).get("count")]
+    if document.get("compared_with"):
+        lines += ["## Since the last audit", ""]
+        lines += _table(changed, found) if changed else ["No change.", ""]
+    lines += ["## Findings", ""]
+    lines += _table(FINDINGS, found)
+    for name in [*changed, *(name for name in FINDINGS if found[name]["count"])]:
+        items = found[name]["items"]
+        lines += [f"### {name} ({len(items):,})", ""]
+        lines += [f"- {_item(item)}" for item in items[:ITEMS_SHOWN]]
+        if len(items) > ITEMS_SHOWN:
+            lines.append(f"- … and {len(items) - ITEMS_SHOWN:,} more (see the full report)")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _table(names: Iterable[str], found: dict[str, Any]) -> list[str]:
+    rows = [f"| {name} | {found[name]['count']:,} |" for name in names]
+    return ["| finding | count |", "| --- | ---: |", *rows, ""]
+
+
+def _item(item: dict[str, Any]) -> str:
+    what = item.get("url") or item.get("keep") or item.get("sitemap") or item.get("title")
+    parts = [_code(what)]
+    details = [f"{key} {_value(item[key])}" for key in _DETAILS
+               if key in item and item[key] not in (None, "", []) and item[key] != what]
+    if details:
+        parts.append("(" + "; ".join(details) + ")")
+    found_on = item.get("found_on") or []
+    if found_on:
+        more = item.get("linked_from", len(found_on)) - 1
+        parts.append(f"— linked from {_code(found_on[0])}"
+                     + (f" and {more:,} more" if more > 0 else ""))
+    return " ".join(parts)
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, list):
+        shown = ", ".join(_code(item) for item in value[:5])
+        return shown + (f" and {len(value) - 5} more" if len(value) > 5 else "")
+    return _code(value) if isinstance(value, str) else str(value)
+
+
+def _code(value: Any) -> str:
+    """Inline code, so a URL or a title is shown as written, never as Markdown."""
+    text = " ".join(str(value).split()).replace("`", "'")
+    return f"`{text}`"

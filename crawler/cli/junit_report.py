@@ -1,0 +1,62 @@
+"""The audit as a JUnit XML report, the format CI services show as test results.
+
+Each finding is a test suite and each of its items a test case; the items of
+the findings ``--fail-on`` names are failures (the run fails on them: exit 6),
+the others pass with their details in ``system-out``. A finding with no item
+is one passing case, so a dashboard shows the check was made. GitHub, GitLab and
+Jenkins read this shape (the schema the tests validate it against is theirs in
+common: ``tests/schemas/junit.xsd``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TextIO
+from xml.sax.saxutils import escape, quoteattr
+
+from crawler.audit.names import CHANGES, FINDINGS
+
+
+def write_junit(out: TextIO, document: dict[str, Any], failing: list[str]) -> None:
+    found = document["findings"]
+    names = [*FINDINGS, *(name for name in CHANGES if name in found)]
+    suites = []
+    total = failures = 0
+    for name in names:
+        items = found[name]["items"]
+        fails = name in failing
+        cases = [_case(name, item, fails) for item in items] or [
+            f'    <testcase classname={quoteattr(name)} name={quoteattr("none")}/>']
+        count = max(1, len(items))
+        failed = len(items) if fails else 0
+        total += count
+        failures += failed
+        suites.append(f'  <testsuite name={quoteattr(name)} tests="{count}" '
+                      f'failures="{failed}" errors="0" skipped="0">\n'
+                      + "\n".join(cases) + "\n  </testsuite>")
+    title = f"sitemap-crawler audit of {document['start_url']}"
+    out.write('<?xml version="1.0" encoding="UTF-8"?>\n'
+              f'<testsuites name={quoteattr(title)} tests="{total}" failures="{failures}" '
+              f'errors="0" time="{document["totals"]["elapsed_seconds"]}">\n')
+    out.write("\n".join(suites))
+    out.write("\n</testsuites>\n")
+
+
+def _case(name: str, item: dict[str, Any], fails: bool) -> str:
+    what = str(item.get("url") or item.get("keep") or item.get("sitemap")
+               or item.get("title") or "")
+    details = escape(_clean(json.dumps(item, ensure_ascii=False, indent=1)))
+    head = f"    <testcase classname={quoteattr(name)} name={quoteattr(_clean(what))}>"
+    if fails:
+        message = quoteattr(_clean(f"{name}: {what}"))
+        body = f"      <failure message={message} type={quoteattr(name)}>{details}</failure>"
+    else:
+        body = f"      <system-out>{details}</system-out>"
+    return f"{head}\n{body}\n    </testcase>"
+
+
+def _clean(text: str) -> str:
+    """Characters XML 1.0 cannot carry (a page title may hold any) become U+FFFD."""
+    return "".join(char if char in "\t\n\r" or (" " <= char <= "\ud7ff")
+                   or ("\ue000" <= char <= "\ufffd") or char > "\uffff" else "\ufffd"
+                   for char in text)
