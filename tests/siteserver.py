@@ -186,6 +186,11 @@ def _handler(site: SiteServer) -> type[BaseHTTPRequestHandler]:
             if route.get("head"):
                 self._send(route["head"], {"Allow": "GET"}, b"", body_too=False)
                 return
+            if route.get("delay"):
+                time.sleep(route["delay"])
+            if route.get("behaviour") == "sequence":  # the n-th request, whatever its method
+                n = sum(1 for hit in site.log if hit.path == self.path) - 1
+                route = route["steps"][min(n, len(route["steps"]) - 1)]
             status, headers, body = resolve(site, self.path, route)
             self._send(status, headers, body, body_too=False)
 

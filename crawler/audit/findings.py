@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from crawler.audit.live_findings import live_findings
@@ -78,11 +79,32 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
             {"title": title, "problem": "duplicate-title", "urls": sorted(urls)}
             for title, urls in sorted(records.groups("html_title"))],  # type: ignore[arg-type]
         "noindex-linked": noindex,
+        **_external(result, where),
         **live_findings(result, records, skipped),
         **rendering.findings(),
     }
     result.render_summary = rendering.summary() if rendering.asked else None
     return {name: {"count": len(items), "items": items} for name, items in computed.items()}
+
+
+def _external(result: CrawlResult, where: Callable[[str], dict[str, Any]]
+              ) -> dict[str, list[dict[str, Any]]]:
+    """broken-external-links, redirected-external-links, expiring-certificates."""
+    broken, redirected = [], []
+    for check in sorted(result.external or [], key=lambda check: check.url):
+        if check.broken:
+            broken.append({"url": check.url, "status": check.status, "error": check.error,
+                           **where(check.url)})
+        elif check.final_url is not None:
+            redirected.append({"url": check.url, "use_instead": check.final_url,
+                               "hops": check.hops, "status": check.status,
+                               **where(check.url)})
+    expiring = [{"origin": cert.origin, "expires": cert.expires.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                 "days_left": round((cert.expires - datetime.now(UTC)).total_seconds() / 86400,
+                                    1)}
+                for cert in sorted(result.expiring, key=lambda cert: cert.expires)]
+    return {"broken-external-links": broken, "redirected-external-links": redirected,
+            "expiring-certificates": expiring}
 
 
 def findings_by_url(found: dict[str, dict[str, Any]]) -> dict[str, list[str]]:

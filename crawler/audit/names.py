@@ -6,10 +6,13 @@ without importing the audit (and the HTTP stack under its live-sitemap reader).
 
 LIVE_FINDINGS = ("non-indexable-in-sitemap", "orphans", "missing-from-sitemap",
                  "sitemap-lastmod", "sitemap-errors")
+# --check-external (on in audits): links that leave the crawl, and their origins' certificates
+EXTERNAL_FINDINGS = ("broken-external-links", "redirected-external-links",
+                     "expiring-certificates")
 # --render: what JavaScript changed (crawler.audit.render_findings)
 RENDER_FINDINGS = ("rendered-links", "render-changes", "render-errors")
 FINDINGS = ("broken-links", "redirected-links", "duplicates", "canonical-problems", "titles",
-            "noindex-linked", *LIVE_FINDINGS, *RENDER_FINDINGS)
+            "noindex-linked", *EXTERNAL_FINDINGS, *LIVE_FINDINGS, *RENDER_FINDINGS)
 # since the last audit (crawler.audit.changes): pages added, removed and changed, and
 # each finding's new and fixed items
 CHANGE_FINDINGS = ("added-pages", "removed-pages", "changed")

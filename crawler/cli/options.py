@@ -11,8 +11,13 @@ import click
 
 from crawler.cli.config_file import load_defaults
 from crawler.config import (
+    DEFAULT_CERT_WARN_DAYS,
     DEFAULT_CONCURRENCY,
+    DEFAULT_EXTERNAL_CACHE_DAYS,
+    DEFAULT_EXTERNAL_RATE,
+    DEFAULT_EXTERNAL_TIMEOUT,
     DEFAULT_MAX_CRAWL_DELAY,
+    DEFAULT_MAX_EXTERNAL,
     DEFAULT_MAX_PAGE_BYTES,
     DEFAULT_MAX_PARSE_SECONDS,
     DEFAULT_MAX_QUERY_VARIANTS,
@@ -176,6 +181,23 @@ CRAWL_OPTIONS = [
     click.option("--browser", metavar="PATH",
                   help="The Chromium to render with [default: $SITEMAP_CRAWLER_BROWSER, "
                   "Playwright's own, then chromium, chromium-browser, google-chrome on PATH]."),
+    click.option("--check-external/--no-check-external", default=None,
+                  help="Check every out-of-scope link once (HEAD, then GET where HEAD is "
+                  "refused; redirects followed; their robots.txt obeyed; one connection "
+                  "per origin) and report broken and redirected ones and certificates "
+                  "about to expire [default: on for audit, off for crawl]."),
+    click.option("--external-rate", type=FINITE, default=DEFAULT_EXTERNAL_RATE,
+                  show_default=True, help="Requests a second to each other origin."),
+    click.option("--external-timeout", type=FINITE, default=DEFAULT_EXTERNAL_TIMEOUT,
+                  show_default=True, help="Seconds allowed per request to another origin."),
+    click.option("--external-cache-days", type=FINITE, default=DEFAULT_EXTERNAL_CACHE_DAYS,
+                  show_default=True, help="With --state: reuse a check this recent instead "
+                  "of asking again (0: always ask)."),
+    click.option("--max-external", type=int, default=DEFAULT_MAX_EXTERNAL, show_default=True,
+                  help="Distinct external URLs checked; the rest are counted."),
+    click.option("--cert-warn-days", type=int, default=DEFAULT_CERT_WARN_DAYS,
+                  show_default=True, help="Report https origins (checked links) whose "
+                  "certificate expires within this many days."),
     click.option("-q", "--quiet", is_flag=True, help="No progress and no summary."),
     click.option("-v", "--verbose", is_flag=True, help="Log every request (URL, status, time)."),
     click.option("--debug", is_flag=True, help="Show tracebacks of unexpected errors."),

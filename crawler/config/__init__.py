@@ -35,6 +35,14 @@ DEFAULT_MAX_REDIRECTS = 10
 # an ordinary 10 MB page reads in well under a second.
 DEFAULT_MAX_PARSE_SECONDS = 5.0
 AUTO_WORKERS = 0  # CrawlConfig.workers for --workers auto
+# --check-external: requests a second to each other origin, seconds a check may take,
+# how long a result kept in --state is trusted, and how many distinct URLs are checked
+DEFAULT_EXTERNAL_RATE = 1.0
+DEFAULT_EXTERNAL_TIMEOUT = 10.0
+DEFAULT_EXTERNAL_CACHE_DAYS = 1.0
+DEFAULT_MAX_EXTERNAL = 10_000
+# an https origin whose certificate expires within this many days is reported
+DEFAULT_CERT_WARN_DAYS = 14
 # --render: whether pages are loaded in a browser before they are read (crawler.render)
 RENDER_MODES = ("never", "auto", "always")
 # a rendered page is read as it stands this many seconds after it began loading
@@ -123,6 +131,12 @@ class CrawlConfig:
     render_timeout: float = DEFAULT_RENDER_TIMEOUT
     render_concurrency: int = DEFAULT_RENDER_CONCURRENCY
     browser: str | None = None  # --browser: the Chromium to render with
+    check_external: bool = False  # --check-external (crawler.http.external)
+    external_rate: float = DEFAULT_EXTERNAL_RATE
+    external_timeout: float = DEFAULT_EXTERNAL_TIMEOUT
+    external_cache_days: float = DEFAULT_EXTERNAL_CACHE_DAYS
+    max_external: int = DEFAULT_MAX_EXTERNAL
+    cert_warn_days: int = DEFAULT_CERT_WARN_DAYS
 
     def __post_init__(self) -> None:
         if normalize_url(self.start_url) is None:
@@ -137,7 +151,10 @@ class CrawlConfig:
                                                          self.max_retry_after),
                                ("--max-crawl-delay", self.max_crawl_delay),
                                ("--max-parse-seconds", self.max_parse_seconds),
-                               ("--render-timeout", self.render_timeout)):
+                               ("--render-timeout", self.render_timeout),
+                               ("--external-rate", self.external_rate),
+                               ("--external-timeout", self.external_timeout),
+                               ("--external-cache-days", self.external_cache_days)):
             if number is not None and not math.isfinite(number):
                 # NaN compares false with everything: it would switch the limit off
                 raise ConfigError(f"{option} must be a finite number (got {number})")
@@ -158,6 +175,11 @@ class CrawlConfig:
                               f"(got {self.render!r})")
         _positive("--render-timeout", self.render_timeout)
         _positive("--render-concurrency", self.render_concurrency)
+        _positive("--external-rate", self.external_rate)
+        _positive("--external-timeout", self.external_timeout)
+        if self.external_cache_days < 0 or self.max_external < 0 or self.cert_warn_days < 0:
+            raise ConfigError("--external-cache-days, --max-external and --cert-warn-days "
+                              "must be 0 or more")
         if self.max_crawl_delay < 0:
             raise ConfigError(f"--max-crawl-delay must be 0 or more seconds "
                               f"(got {self.max_crawl_delay})")

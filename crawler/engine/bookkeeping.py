@@ -33,8 +33,10 @@ class Bookkeeping:
         self.result, self.state = result, state
         # False in the orphan phase: what it finds is reported, never kept for the next run
         self.keeps_state = True
-        if config.audit:
+        if config.audit or config.check_external:
             result.referrers = Referrers()
+        # --check-external: who links to each out-of-scope URL, too
+        self.outside_too = config.check_external
 
     def skip(self, item: SkippedUrl) -> None:
         """A URL the crawl will not fetch, with its reason."""
@@ -84,7 +86,8 @@ class Bookkeeping:
         if referrers is None:
             return
         page = len(self.result.records) - 1
+        outside_too = self.outside_too
         for link in links:
             cleaned = clean(link)
-            if contains(cleaned):
+            if outside_too or contains(cleaned):
                 referrers.add(cleaned, page, anchors.get(link))

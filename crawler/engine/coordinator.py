@@ -27,6 +27,7 @@ from crawler.core.records import PageRecord, SkippedUrl, Verdict
 from crawler.engine.adaptive_pages import AdaptivePages, auto_workers
 from crawler.engine.admission import Admission
 from crawler.engine.bookkeeping import Bookkeeping
+from crawler.engine.external_links import check_external
 from crawler.engine.orphans import OrphanPhase
 from crawler.engine.page_fetcher import PageFetcher
 from crawler.engine.result import CrawlResult
@@ -129,6 +130,8 @@ async def crawl(
                     if ours is not None and len(ours.exceptions) == len(group.exceptions) == 1:
                         raise ours.exceptions[0] from None
                     raise
+                if config.check_external:
+                    await check_external(config, scope, result, state)
                 if isinstance(pages, WorkerPool | AdaptivePages):
                     result.workers_lost = list(pages.lost)
                 if isinstance(pages, AdaptivePages):

@@ -85,7 +85,8 @@ class PageFetcher:
         # receive and clean it. Not when the state or an audit keeps every link of
         # every page. Kept where pages are read: in the sandbox's child, when there is one.
         self.sent: set[str] | None = (
-            set() if config.state_path is None and not config.audit else None)
+            set() if config.state_path is None and not config.audit
+            and not config.check_external else None)
 
     async def __aenter__(self) -> PageFetcher:
         if hasattr(os, "fork"):

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from crawler.core.records import CrawlStats, PageRecord, SkippedUrl, Verdict
 from crawler.store.live_sitemap import LiveSitemap
 from crawler.store.referrers import Referrers
 
+if TYPE_CHECKING:
+    from crawler.http.external import Certificate, LinkCheck
 
 @dataclass(slots=True)
 class CrawlResult:
@@ -44,6 +47,12 @@ class CrawlResult:
     # --render, once an audit's findings are made: pages rendered, third-party origins
     # contacted, requests robots.txt blocked (crawler.audit.render_findings)
     render_summary: dict[str, object] | None = None
+    # --check-external: what each out-of-scope link answered (crawler.http.external), the
+    # https origins whose certificate expires within --cert-warn-days, and the distinct
+    # URLs left unchecked past --max-external (None: not checked)
+    external: list[LinkCheck] | None = field(default=None, repr=False)
+    expiring: list[Certificate] = field(default_factory=list)
+    external_unchecked: int = 0
 
     def listed(self) -> Iterable[PageRecord]:
         """The records that belong in the sitemap, sorted by URL (iterable again)."""

@@ -208,6 +208,19 @@ class CrawlState:
                 raise StorageError(f"--state {self.path} cannot be written: {exc}") from None
             raise
 
+    def external_checks(self, newer_than: float) -> dict[str, tuple]:
+        """--check-external results kept from earlier runs, checked after ``newer_than``
+        (epoch seconds): (checked, status, final, hops, error, disallowed) by URL."""
+        return {row[0]: row[1:] for row in self._db.execute(
+            "SELECT url, checked, status, final, hops, error, disallowed FROM external "
+            "WHERE checked > ?", (newer_than,))}
+
+    def keep_external_checks(self, rows: Iterable[tuple]) -> None:
+        """This run's checks, (url, checked, status, final, hops, error, disallowed)."""
+        self._write_many("INSERT OR REPLACE INTO external (url, checked, status, final, "
+                         "hops, error, disallowed) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        self.commit()
+
     def _write(self, sql: str, params: tuple | list = ()) -> sqlite3.Cursor:
         with self._writing():
             return self._db.execute(sql, params)

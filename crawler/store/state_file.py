@@ -41,6 +41,9 @@ CREATE TABLE IF NOT EXISTS skipped (
 CREATE TABLE IF NOT EXISTS queue (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, url_id INTEGER NOT NULL UNIQUE,
     depth INTEGER NOT NULL, hops INTEGER NOT NULL, chain BLOB);
+CREATE TABLE IF NOT EXISTS external (
+    url TEXT PRIMARY KEY, checked REAL NOT NULL, status INTEGER, final TEXT,
+    hops INTEGER NOT NULL, error TEXT, disallowed INTEGER NOT NULL);
 """
 # How a state file of each older schema is brought to the current one.
 # (the table it changes, if that table exists yet; the statements)

@@ -1,0 +1,52 @@
+"""--check-external at the end of a crawl: every distinct out-of-scope http(s) URL a
+page links to, checked once (crawler.http.external), with what ``--state`` remembers
+of earlier runs reused for ``--external-cache-days``."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+
+from crawler.config import CrawlConfig
+from crawler.engine.result import CrawlResult
+from crawler.http.external import LinkCheck, check_links
+from crawler.store.state import CrawlState
+from crawler.urls.scope import Scope
+
+DAY = 86400.0
+
+
+async def check_external(config: CrawlConfig, scope: Scope, result: CrawlResult,
+                         state: CrawlState | None) -> None:
+    """Fill ``result.external``, ``.expiring`` and ``.external_unchecked``."""
+    referrers = result.referrers
+    if referrers is None:
+        return
+    urls: list[str] = []
+    left = 0
+    for url, _entry in referrers.in_url_order():
+        if scope.contains(url) or not url.startswith(("http://", "https://")):
+            continue
+        if len(urls) < config.max_external:
+            urls.append(url)
+        else:
+            left += 1
+    known = (state.external_checks(time.time() - config.external_cache_days * DAY)
+             if state is not None and config.external_cache_days > 0 else {})
+
+    def cached(url: str) -> LinkCheck | None:
+        row = known.get(url)
+        if row is None:
+            return None
+        checked, status, final, hops, error, disallowed = row
+        return LinkCheck(url, status, final, hops, error, bool(disallowed), checked, True)
+
+    checks, certificates = await check_links(urls, config, cached=cached)
+    result.external = checks
+    result.external_unchecked = left
+    soon = datetime.now(UTC) + timedelta(days=config.cert_warn_days)
+    result.expiring = [cert for cert in certificates if cert.expires <= soon]
+    if state is not None:
+        state.keep_external_checks(
+            (check.url, check.checked_at, check.status, check.final_url, check.hops,
+             check.error, int(check.disallowed)) for check in checks if not check.cached)
