@@ -47,8 +47,15 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
     empty_titles: list[dict] = []
     noindex: list[dict] = []
     rendering = RenderFindings()
+    # (target, fragment) -> [how many pages link there, the first five of them]
+    pointing: dict[tuple[str, str], list[Any]] = {}
     for record in records:
         rendering.add(record)
+        for link in record.fragment_links:
+            entry = pointing.setdefault(link, [0, []])
+            entry[0] += 1
+            if len(entry[1]) < 5:
+                entry[1].append(record.url)
         url, verdict = record.url, record.verdict
         if (record.error is not None or (record.status or 0) >= 400) and linked(url):
             broken.append({"url": url, "status": record.status,
@@ -80,6 +87,7 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
             for title, urls in sorted(records.groups("html_title"))],  # type: ignore[arg-type]
         "noindex-linked": noindex,
         **_external(result, where),
+        "broken-fragments": _broken_fragments(pointing, records, result),
         **live_findings(result, records, skipped),
         **rendering.findings(),
     }
@@ -105,6 +113,23 @@ def _external(result: CrawlResult, where: Callable[[str], dict[str, Any]]
                 for cert in sorted(result.expiring, key=lambda cert: cert.expires)]
     return {"broken-external-links": broken, "redirected-external-links": redirected,
             "expiring-certificates": expiring}
+
+
+def _broken_fragments(pointing: dict[tuple[str, str], list[Any]], records: RecordStore,
+                      result: CrawlResult) -> list[dict[str, Any]]:
+    """Links to ``#anchor`` that the target page does not have (``--check-fragments``):
+    in scope from the page as it was read, elsewhere from the page fetched once."""
+    elsewhere = {check.url: check.ids for check in result.external or []
+                 if check.ids is not None}
+    broken = []
+    for (target, fragment), (count, pages) in sorted(pointing.items()):
+        record = records.get(target)
+        ids = record.anchor_ids if record is not None else elsewhere.get(target)
+        if ids is None or fragment in ids:
+            continue  # not read (not fetched, not HTML, too large): nothing to say
+        broken.append({"url": f"{target}#{fragment}", "target": target, "fragment": fragment,
+                       "linked_from": count, "found_on": pages})
+    return broken
 
 
 def findings_by_url(found: dict[str, dict[str, Any]]) -> dict[str, list[str]]:

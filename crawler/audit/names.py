@@ -8,7 +8,7 @@ LIVE_FINDINGS = ("non-indexable-in-sitemap", "orphans", "missing-from-sitemap",
                  "sitemap-lastmod", "sitemap-errors")
 # --check-external (on in audits): links that leave the crawl, and their origins' certificates
 EXTERNAL_FINDINGS = ("broken-external-links", "redirected-external-links",
-                     "expiring-certificates")
+                     "expiring-certificates", "broken-fragments")
 # --render: what JavaScript changed (crawler.audit.render_findings)
 RENDER_FINDINGS = ("rendered-links", "render-changes", "render-errors")
 FINDINGS = ("broken-links", "redirected-links", "duplicates", "canonical-problems", "titles",

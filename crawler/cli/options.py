@@ -186,6 +186,10 @@ CRAWL_OPTIONS = [
                   "refused; redirects followed; their robots.txt obeyed; one connection "
                   "per origin) and report broken and redirected ones and certificates "
                   "about to expire [default: on for audit, off for crawl]."),
+    click.option("--check-fragments", is_flag=True,
+                  help="Check links to #anchors against the ids of the page they point "
+                  "into (in scope: as read; elsewhere, with --check-external: HTML pages "
+                  "within --max-page-bytes, fetched once)."),
     click.option("--external-rate", type=FINITE, default=DEFAULT_EXTERNAL_RATE,
                   show_default=True, help="Requests a second to each other origin."),
     click.option("--external-timeout", type=FINITE, default=DEFAULT_EXTERNAL_TIMEOUT,

@@ -132,6 +132,7 @@ class CrawlConfig:
     render_concurrency: int = DEFAULT_RENDER_CONCURRENCY
     browser: str | None = None  # --browser: the Chromium to render with
     check_external: bool = False  # --check-external (crawler.http.external)
+    check_fragments: bool = False  # --check-fragments: #anchor links against their targets
     external_rate: float = DEFAULT_EXTERNAL_RATE
     external_timeout: float = DEFAULT_EXTERNAL_TIMEOUT
     external_cache_days: float = DEFAULT_EXTERNAL_CACHE_DAYS

@@ -87,6 +87,9 @@ class PageRecord:
     # what rendering changed or met: ("links-added", n, first…), ("change", what, raw,
     # rendered), ("js-error", message), ("robots-blocked", type, url), ("timeout", why), …
     render_notes: tuple[tuple[str, ...], ...] = ()
+    # --check-fragments: its links into an anchor (URL, fragment), and its own anchors
+    fragment_links: tuple[tuple[str, str], ...] = ()
+    anchor_ids: tuple[str, ...] | None = None
 
 
 @dataclass(slots=True, frozen=True)

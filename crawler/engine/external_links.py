@@ -41,7 +41,12 @@ async def check_external(config: CrawlConfig, scope: Scope, result: CrawlResult,
         checked, status, final, hops, error, disallowed = row
         return LinkCheck(url, status, final, hops, error, bool(disallowed), checked, True)
 
-    checks, certificates = await check_links(urls, config, cached=cached)
+    wanted: frozenset[str] = frozenset()
+    if config.check_fragments:  # pages elsewhere that links point into: their anchors read
+        wanted = frozenset(url for record in result.records
+                           for url, _fragment in record.fragment_links
+                           if not scope.contains(url))
+    checks, certificates = await check_links(urls, config, cached=cached, want_ids=wanted)
     result.external = checks
     result.external_unchecked = left
     soon = datetime.now(UTC) + timedelta(days=config.cert_warn_days)

@@ -108,7 +108,8 @@ class PageFetcher:
         ``rendered``: the body is the DOM a browser rendered, read for its merge."""
         outcome = read_page(response, depth, self.token, now, self.ignoring, self.clean,
                             self.config.images, self.documents, self.config.audit,
-                            self.config.hreflang, "never" if rendered else self.config.render)
+                            self.config.hreflang, "never" if rendered else self.config.render,
+                            self.config.check_fragments)
         # a page about to be rendered keeps every link: they are compared with the DOM's
         if (self.sent is not None and outcome.links and not rendered
                 and not wants_render(outcome.record)):

@@ -29,10 +29,13 @@ from datetime import UTC, datetime
 
 import anyio
 import httpx
+from selectolax.lexbor import LexborHTMLParser
 
 from crawler.config import CrawlConfig
 from crawler.core.dates import retry_after_seconds
 from crawler.http.transports import proxy_for, tls_context
+from crawler.page.decode import decode_html
+from crawler.page.extract import page_ids
 from crawler.urls.normalize import resolve_link
 from crawler.urls.robots import policy_from_response
 
@@ -55,6 +58,8 @@ class LinkCheck:
     disallowed: bool = False  # its robots.txt disallows it to us: not requested
     checked_at: float = 0.0  # epoch seconds
     cached: bool = False
+    # --check-fragments: the anchors of the page, when a link points into it (None: not read)
+    ids: list[str] | None = None
 
     @property
     def broken(self) -> bool:
@@ -147,7 +152,23 @@ class _Origin:
             self.certificate = datetime.fromtimestamp(
                 ssl.cert_time_to_seconds(peer["notAfter"]), UTC)
 
-    async def check(self, url: str) -> LinkCheck:
+    async def anchors(self, url: str) -> list[str] | None:
+        """The ids of an HTML page within --max-page-bytes (its body read this once)."""
+        await self.pace()
+        async with self.client.stream("GET", url) as response:
+            kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+            if response.status_code != 200 or kind not in ("text/html",
+                                                            "application/xhtml+xml"):
+                return None
+            body = b""
+            async for chunk in response.aiter_bytes():
+                body += chunk
+                if len(body) > self.config.max_page_bytes:
+                    return None
+        html = decode_html(body, response.headers.get("content-type"))
+        return page_ids(LexborHTMLParser(html))
+
+    async def check(self, url: str, want_ids: bool = False) -> LinkCheck:
         found = LinkCheck(url, checked_at=time.time())
         if not self.allows(url):
             found.disallowed = True
@@ -169,6 +190,8 @@ class _Origin:
                         current = target
                         continue
                     found.status = status
+                    if want_ids and status == 200:
+                        found.ids = await self.anchors(current)
                     return found
         except TimeoutError:
             found.error = "timeout"
@@ -187,13 +210,14 @@ CachedCheck = Callable[[str], LinkCheck | None]
 
 async def check_links(urls: Iterable[str], config: CrawlConfig, *,
                       cached: CachedCheck | None = None,
+                      want_ids: frozenset[str] = frozenset(),
                       on_check: Callable[[LinkCheck], Awaitable[None] | None] | None = None,
                       ) -> tuple[list[LinkCheck], list[Certificate]]:
     """Check each URL once: origins in parallel, each origin's URLs one at a time."""
     by_origin: dict[str, list[str]] = {}
     results: list[LinkCheck] = []
     for url in urls:
-        known = cached(url) if cached is not None else None
+        known = cached(url) if cached is not None and url not in want_ids else None
         if known is not None:
             results.append(known)
             continue
@@ -208,7 +232,7 @@ async def check_links(urls: Iterable[str], config: CrawlConfig, *,
             try:
                 await checker.read_robots()
                 for url in targets:
-                    found = await checker.check(url)
+                    found = await checker.check(url, url in want_ids)
                     results.append(found)
                     if on_check is not None:
                         done = on_check(found)

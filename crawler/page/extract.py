@@ -11,6 +11,7 @@ directives from ``<meta name=robots|TOKEN>``, and an instant
 from __future__ import annotations
 
 import re
+import urllib.parse
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -48,11 +49,16 @@ class PageFacts:
     anchors: dict[str, str] = field(default_factory=dict)
     # with client_rendering=True: why the raw HTML looks built by JavaScript, if it does
     client_rendered: str | None = None
+    # with fragments=True: (link, fragment) of each #fragment link, and the page's own
+    # anchors (id attributes and <a name>), for --check-fragments
+    fragment_links: list[tuple[str, str]] = field(default_factory=list)
+    ids: list[str] = field(default_factory=list)
 
 
 def extract(
     html: str, page_url: str, token: str, *, fingerprint_ignoring: tuple[str, ...] | None = None,
     images: bool = False, anchors: bool = False, client_rendering: bool = False,
+    fragments: bool = False,
 ) -> PageFacts:
     """Read links, canonical, meta robots and meta refresh from a page.
 
@@ -84,6 +90,10 @@ def extract(
                 facts.nofollow_links += 1
                 continue
             url = resolve(href)
+            if fragments and url is not None and "#" in href:
+                fragment = fragment_of(href)
+                if fragment is not None:
+                    facts.fragment_links.append((url, fragment))
             if url is not None and url not in seen:
                 seen.add(url)
                 links.append(url)
@@ -130,7 +140,36 @@ def extract(
         break
     if client_rendering:
         facts.client_rendered = client_rendered(tree, page_url, links, html)
+    if fragments:
+        facts.ids = page_ids(tree)
     return facts
+
+
+MAX_IDS = 10_000  # anchors a page may keep for --check-fragments
+
+
+def fragment_of(href: str) -> str | None:
+    """The anchor a link points into, percent-decoded; None for none, for the top of
+    the page (``#``, ``#top``) and for a client-side route (``#/view``, ``#!view``),
+    which names no element."""
+    fragment = urllib.parse.unquote(href.partition("#")[2])
+    if not fragment or fragment.lower() == "top" or fragment.startswith(("/", "!")):
+        return None
+    return fragment
+
+
+def page_ids(tree: LexborHTMLParser) -> list[str]:
+    """What a fragment can point at: every ``id``, and ``<a name>`` (the HTML standard's
+    "indicated part of the document")."""
+    found: dict[str, None] = {}
+    for node in tree.css("[id], a[name]"):
+        attrs = node.attributes
+        for value in (attrs.get("id"), attrs.get("name") if node.tag == "a" else None):
+            if value:
+                found.setdefault(value)
+        if len(found) >= MAX_IDS:
+            break
+    return list(found)
 
 
 TITLE_CHARS = 300

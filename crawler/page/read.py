@@ -94,6 +94,7 @@ def read_page(
     anchors: bool = False,
     hreflang: bool = True,
     render: str = "never",
+    fragments: bool = False,
 ) -> PageOutcome:
     """Turn one fetched URL into its record and onward URLs.
 
@@ -133,7 +134,7 @@ def read_page(
                 record.redirect_to = target
         elif response.body is not None:
             _read_html(response, token, outcome, fingerprint_ignoring, images, anchors,
-                       hreflang, render)
+                       hreflang, render, fragments)
         elif mime_type(response.content_type) in documents:
             # a PDF can name its canonical only in a header (Google reads it there)
             record.canonical = canonical_from_link_headers(response.link, url)
@@ -143,6 +144,8 @@ def read_page(
             if value is not None:
                 setattr(record, name, clean(value))
         record.alternates = tuple((code, clean(url)) for code, url in record.alternates)
+        record.fragment_links = tuple((clean(url), fragment)
+                                      for url, fragment in record.fragment_links)
     record.verdict = judge(record, documents)
     outcome.siblings = targets(record)
     return outcome
@@ -175,11 +178,15 @@ def _read_html(
     anchors: bool = False,
     hreflang: bool = True,
     render: str = "never",
+    fragments: bool = False,
 ) -> None:
     record = outcome.record
     html = decode_html(response.body or b"", response.content_type)
     facts = extract(html, record.url, token, fingerprint_ignoring=ignoring, images=images,
-                    anchors=anchors, client_rendering=render == "auto")
+                    anchors=anchors, client_rendering=render == "auto", fragments=fragments)
+    if fragments:
+        record.fragment_links = tuple(dict.fromkeys(facts.fragment_links))
+        record.anchor_ids = tuple(facts.ids)
     if render == "always":
         record.render_why = "--render always"
     elif render == "auto":

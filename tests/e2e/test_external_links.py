@@ -114,3 +114,35 @@ def test_a_crawl_checks_nothing_outside_unless_asked(tmp_path: Path) -> None:
             run = run_cli("crawl", ours.url + "/", "--out", str(tmp_path / "out"))
         assert run.code == 0, run.stderr
         assert other.log == [] and secure.log == []
+
+
+def test_links_into_anchors_are_checked_against_their_pages(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    report = tmp_path / "r.json"
+    with RunningServer("external") as other:
+        (site / "index.html").write_text(
+            '<!doctype html><title>Home</title><h2 id="here">Here</h2>'
+            '<a href="/a.html#there">fine</a> <a href="/a.html#nowhere">broken</a>'
+            '<a href="#here">fine, on this page</a> <a href="#gone">broken, on this page</a>'
+            '<a href="#top">the top</a> <a href="#/route">a client-side route</a>'
+            '<a href="/a.html#caf%C3%A9">fine, percent-encoded</a>'
+            f'<a href="{other.url}/ok.html#missing">broken, elsewhere</a>')
+        (site / "a.html").write_text('<!doctype html><title>A</title><p id="there">x</p>'
+                                     '<a name="café">y</a><a href="/#nowhere-else">back</a>')
+        with RunningServer(site) as ours:
+            run = run_cli("audit", ours.url + "/", "--report", str(report), "--check-external",
+                          "--check-fragments", "--external-rate", "50", "--compare-sitemap",
+                          "off")
+    assert run.code == 0, run.stderr
+    items = json.loads(report.read_text())["findings"]["broken-fragments"]["items"]
+    u = ours.url
+    assert [(item["url"], item["found_on"]) for item in items] == [
+        (u + "/#gone", [u + "/"]),
+        (u + "/#nowhere-else", [u + "/a.html"]),
+        (u + "/a.html#nowhere", [u + "/"]),
+        (other.url + "/ok.html#missing", [u + "/"]),
+    ]
+    # the page elsewhere: its status asked once (HEAD), its body read once for its anchors
+    assert [(hit.method, hit.path) for hit in other.log] == [
+        ("GET", "/robots.txt"), ("HEAD", "/ok.html"), ("GET", "/ok.html")]
