@@ -37,7 +37,9 @@ from crawler.store.skipped_store import SkippedStore
 #    orphans_unchecked (past --max-orphans); sitemap-lastmod lists at most 1,000 URLs
 # 7: findings rendered-links, render-changes, render-errors; top-level "render"
 #    (null unless --render); rows carry rendered, render_reason, raw_links,
-#    rendered_links under --render
+#    rendered_links under --render; findings broken-external-links,
+#    redirected-external-links, expiring-certificates, broken-fragments; with a
+#    comparison, "compared_with" and the change findings (crawler.audit.changes)
 REPORT_VERSION = 7
 CSV_COLUMNS = ("url", "status", "content_type", "bytes", "response_ms", "depth", "title",
                "canonical", "noindex", "nofollow", "target", "redirect_chain", "listed",

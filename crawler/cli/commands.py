@@ -96,7 +96,10 @@ def audit_command(**options: Any) -> int:
 
     \b
     Findings: broken-links, redirected-links, duplicates, canonical-problems,
-    titles, noindex-linked; against the live sitemap: non-indexable-in-sitemap,
+    titles, noindex-linked; links that leave the site (--check-external, on by
+    default): broken-external-links, redirected-external-links,
+    expiring-certificates, broken-fragments (--check-fragments); against the
+    live sitemap: non-indexable-in-sitemap,
     orphans, missing-from-sitemap, sitemap-lastmod, sitemap-errors; with
     --render: rendered-links, render-changes, render-errors. Every URL row says
     who links to it (the first five pages, and the anchor text of one).
