@@ -64,8 +64,8 @@ def crawl_config(start_url: str, options: dict[str, Any]) -> CrawlConfig:
     if "workers" in options:
         options["workers"] = (AUTO_WORKERS if options["workers"] == "auto" else
                               worker_count(options["workers"], options.get("concurrency") or 1))
-    if options.get("check_external") is None:  # on in audits, off in crawls
-        options["check_external"] = bool(options.get("audit"))
+    if options.get("check_external") is None:  # on in audits, off in crawls (--report too)
+        options["check_external"] = options.get("command") == "audit"
     if options.get("compare_sitemap") in ("off", ""):
         options["compare_sitemap"] = None
     try:
