@@ -37,7 +37,8 @@ def variants(start: str, work: Path) -> dict[str, list[str]]:
         "crawl": [*cli, "crawl", start, "--out", str(work / "out"), "--concurrency", "32",
                   "--quiet"],
         "audit": [*cli, "audit", start, "--report", str(work / "audit.json"),
-                  "--report", str(work / "audit.html"), "--concurrency", "32", "--quiet"],
+                  "--report", str(work / "audit.html"), "--concurrency", "32", "--quiet",
+                  "--no-check-external"],  # pages only: bench/external_cost.py has the rest
     }
 
 
