@@ -27,7 +27,8 @@ from crawler.audit.names import FINDINGS
 COMPARED = ("status", "reason", "listed", "canonical", "title", "noindex", "nofollow",
             "lastmod")
 # what makes two findings' items the same item (the fields an item has of these)
-IDENTITY = ("url", "keep", "title", "problem", "sitemap", "what", "error")
+IDENTITY = ("url", "keep", "title", "description", "origin", "problem", "sitemap", "what",
+            "error")
 SNAPSHOT_VERSION = 1
 
 

@@ -45,6 +45,9 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
     canonicals: list[dict] = []
     missing_titles: list[dict] = []
     empty_titles: list[dict] = []
+    no_description: list[dict] = []
+    no_h1: list[dict] = []
+    many_h1: list[dict] = []
     noindex: list[dict] = []
     rendering = RenderFindings()
     # (target, fragment) -> [how many pages link there, the first five of them]
@@ -71,6 +74,14 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
                 canonicals.append({"url": url, "canonical": record.canonical,
                                    "problem": problem})
         if verdict is Verdict.LISTED and record.content_type and "html" in record.content_type:
+            if record.word_count is not None:  # what the page says was read
+                if not record.description:
+                    no_description.append({"url": url})
+                if record.h1_count == 0:
+                    no_h1.append({"url": url})
+                elif record.h1_count > 1:
+                    many_h1.append({"url": url, "h1_count": record.h1_count,
+                                    "h1": record.h1})
             if record.title is None:
                 missing_titles.append({"url": url, "problem": "missing-title"})
             elif record.title == "":
@@ -86,6 +97,12 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
             {"title": title, "problem": "duplicate-title", "urls": sorted(urls)}
             for title, urls in sorted(records.groups("html_title"))],  # type: ignore[arg-type]
         "noindex-linked": noindex,
+        "missing-descriptions": no_description,
+        "duplicate-descriptions": [
+            {"description": description, "urls": sorted(urls)}  # type: ignore[arg-type]
+            for description, urls in sorted(records.groups("html_description"))],
+        "missing-h1": no_h1,
+        "multiple-h1": many_h1,
         **_external(result, where),
         "broken-fragments": _broken_fragments(pointing, records, result),
         **live_findings(result, records, skipped),

@@ -9,10 +9,13 @@ LIVE_FINDINGS = ("non-indexable-in-sitemap", "orphans", "missing-from-sitemap",
 # --check-external (on in audits): links that leave the crawl, and their origins' certificates
 EXTERNAL_FINDINGS = ("broken-external-links", "redirected-external-links",
                      "expiring-certificates", "broken-fragments")
+# what pages say of themselves (read for every audit)
+PAGE_FINDINGS = ("missing-descriptions", "duplicate-descriptions", "missing-h1", "multiple-h1")
 # --render: what JavaScript changed (crawler.audit.render_findings)
 RENDER_FINDINGS = ("rendered-links", "render-changes", "render-errors")
 FINDINGS = ("broken-links", "redirected-links", "duplicates", "canonical-problems", "titles",
-            "noindex-linked", *EXTERNAL_FINDINGS, *LIVE_FINDINGS, *RENDER_FINDINGS)
+            "noindex-linked", *PAGE_FINDINGS, *EXTERNAL_FINDINGS, *LIVE_FINDINGS,
+            *RENDER_FINDINGS)
 # since the last audit (crawler.audit.changes): pages added, removed and changed, and
 # each finding's new and fixed items
 CHANGE_FINDINGS = ("added-pages", "removed-pages", "changed")

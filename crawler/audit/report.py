@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 from crawler.audit.findings import RecordLookup, final_target, findings, findings_by_url
 from crawler.core.dates import EARLIEST_TRUSTED
-from crawler.core.records import PageRecord, SkippedUrl, Verdict
+from crawler.core.records import REPORT_COLUMNS, PageRecord, SkippedUrl, Verdict
 from crawler.engine.result import CrawlResult
 from crawler.store.record_store import RecordStore
 from crawler.store.skipped_store import SkippedStore
@@ -41,11 +41,7 @@ from crawler.store.skipped_store import SkippedStore
 #    redirected-external-links, expiring-certificates, broken-fragments; with a
 #    comparison, "compared_with" and the change findings (crawler.audit.changes)
 REPORT_VERSION = 7
-CSV_COLUMNS = ("url", "status", "content_type", "bytes", "response_ms", "depth", "title",
-               "canonical", "noindex", "nofollow", "target", "redirect_chain", "listed",
-               "reason", "error", "lastmod", "linked_from", "found_on", "anchor",
-               "in_live_sitemap", "orphan", "findings", "hreflang_dropped", "rendered",
-               "render_reason", "raw_links", "rendered_links")
+CSV_COLUMNS = REPORT_COLUMNS
 # A cell starting with one of these is a formula to a spreadsheet (OWASP, "CSV
 # Injection"): a page title "=HYPERLINK(…)" would run when the report is opened.
 # Fullwidth forms too, which some spreadsheets read as the ASCII ones.
@@ -122,6 +118,11 @@ def _record_row(record: PageRecord, by_url: RecordLookup) -> dict[str, Any]:
         row["duplicate_of"] = record.duplicate_of
     if record.alternates_dropped:
         row["hreflang_dropped"] = record.alternates_dropped
+    if record.word_count is not None:  # read for audits and reports
+        row["description"], row["h1"] = record.description, record.h1
+        row["h1_count"], row["word_count"] = record.h1_count, record.word_count
+    for name, value in record.extracted:
+        row[name] = value
     if record.render_why is not None:
         row["rendered"] = record.rendered
         row["render_reason"] = record.render_why
@@ -147,11 +148,12 @@ def write_report_csv(out: TextIO, result: CrawlResult,
     start a formula is written as text (:func:`spreadsheet_safe`)."""
     named = findings_by_url(found if found is not None else findings(result))
     writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(CSV_COLUMNS)
+    columns = (*CSV_COLUMNS, *result.extract_names)  # then one column per --extract NAME
+    writer.writerow(columns)
     for row in iter_rows(result):
         row["findings"] = named.get(row["url"], [])
         values = []
-        for column in CSV_COLUMNS:
+        for column in columns:
             value = row.get(column)
             if isinstance(value, list):
                 value = " ".join(value)
@@ -201,6 +203,7 @@ def report_head(result: CrawlResult, extra: dict[str, Any] | None = None,
         "live_sitemap": live_summary(result),
         "workers_lost": result.workers_lost,
         "render": result.render_summary,
+        "extract": list(result.extract_names),
         **(extra or {}),
         "findings": found,
     }

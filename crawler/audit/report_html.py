@@ -74,7 +74,8 @@ def write_report_html(out: TextIO, document: dict[str, Any],
             parts.append(_render_section(document.get("render")))
         parts.append(_finding_table(name, found[name]["items"]))
     out.write("\n".join(parts) + "\n")
-    columns = _COLUMNS + (_RENDER_COLUMNS if document.get("render") else ())
+    columns = (_COLUMNS + (_RENDER_COLUMNS if document.get("render") else ())
+               + tuple((name, name) for name in document.get("extract", ())))
     _write_url_table(out, rows(), shown, columns)
     out.write("\n" + _SCRIPT + "</body></html>\n")
 

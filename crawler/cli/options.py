@@ -181,6 +181,10 @@ CRAWL_OPTIONS = [
     click.option("--browser", metavar="PATH",
                   help="The Chromium to render with [default: $SITEMAP_CRAWLER_BROWSER, "
                   "Playwright's own, then chromium, chromium-browser, google-chrome on PATH]."),
+    click.option("--extract", multiple=True, metavar="NAME=KIND:QUERY",
+                  help="A report column from every page: NAME=css:SELECTOR (its text), "
+                  "NAME=css:SELECTOR@ATTR, NAME=xpath:EXPR or NAME=regex:PATTERN; the first "
+                  "match, or every one with NAME[]= (repeatable)."),
     click.option("--check-external/--no-check-external", default=None,
                   help="Check every out-of-scope link once (HEAD, then GET where HEAD is "
                   "refused; redirects followed; their robots.txt obeyed; one connection "

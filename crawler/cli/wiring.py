@@ -59,7 +59,7 @@ def findings_named(fail_on: str | None) -> list[str]:
 
 def crawl_config(start_url: str, options: dict[str, Any]) -> CrawlConfig:
     for name in ("ignore_selectors", "exclude", "include", "no_list", "strip_params",
-                 "changefreq", "priority", "documents"):
+                 "changefreq", "priority", "documents", "extract"):
         options[name] = tuple(options.get(name, ()))
     if "workers" in options:
         options["workers"] = (AUTO_WORKERS if options["workers"] == "auto" else

@@ -15,6 +15,8 @@ from crawler.__version__ import __version__
 from crawler.config.hints import OBSERVED, Hints, build_hints
 from crawler.core.credentials import Credentials
 from crawler.core.errors import ConfigError
+from crawler.core.records import REPORT_COLUMNS
+from crawler.page.custom_extract import Rule, parse_rule
 from crawler.page.lastmod import LASTMOD_MODES
 from crawler.urls.documents import parse_documents
 from crawler.urls.filters import UrlFilters
@@ -133,6 +135,7 @@ class CrawlConfig:
     browser: str | None = None  # --browser: the Chromium to render with
     check_external: bool = False  # --check-external (crawler.http.external)
     check_fragments: bool = False  # --check-fragments: #anchor links against their targets
+    extract: tuple[str, ...] = ()  # --extract NAME=KIND:QUERY (crawler.page.custom_extract)
     external_rate: float = DEFAULT_EXTERNAL_RATE
     external_timeout: float = DEFAULT_EXTERNAL_TIMEOUT
     external_cache_days: float = DEFAULT_EXTERNAL_CACHE_DAYS
@@ -208,6 +211,7 @@ class CrawlConfig:
             if not check_selector(selector):
                 raise ConfigError(f"--ignore-selector {selector!r} is not a valid CSS selector")
         self.filters()  # an invalid pattern is refused here, naming it
+        self.extraction_rules()  # and so is an --extract rule
         if self.compare_sitemap not in (None, "auto") and normalize_url(
                 self.compare_sitemap) is None:
             raise ConfigError(f"--compare-sitemap {self.compare_sitemap!r} must be 'auto', "
@@ -233,6 +237,16 @@ class CrawlConfig:
                 "--no-list": list(self.no_list), "--strip-param": list(self.strip_params),
                 "--documents": list(self.documents), "--images": self.images,
                 "--hreflang": self.hreflang, "--render": self.render}
+
+    def extraction_rules(self) -> tuple[Rule, ...]:
+        rules: list[Rule] = []
+        for spec in self.extract:
+            try:
+                rules.append(parse_rule(spec, frozenset(REPORT_COLUMNS)
+                                        | {rule.name for rule in rules}))
+            except ValueError as exc:
+                raise ConfigError(str(exc)) from None
+        return tuple(rules)
 
     @property
     def robots_token(self) -> str:

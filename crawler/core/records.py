@@ -90,6 +90,22 @@ class PageRecord:
     # --check-fragments: its links into an anchor (URL, fragment), and its own anchors
     fragment_links: tuple[tuple[str, str], ...] = ()
     anchor_ids: tuple[str, ...] | None = None
+    # audits: what the page says of itself (crawler.page.page_facts), and --extract's values
+    description: str | None = None  # its meta description, whitespace collapsed
+    h1: str | None = None  # the first <h1>'s text
+    h1_count: int = 0
+    word_count: int | None = None  # words of visible text in its body
+    extracted: tuple[tuple[str, object], ...] = ()
+
+
+# The columns of a report's rows (crawler.audit.report), in CSV order; an --extract NAME
+# may not be one of them.
+REPORT_COLUMNS = ("url", "status", "content_type", "bytes", "response_ms", "depth", "title",
+                  "canonical", "noindex", "nofollow", "target", "redirect_chain", "listed",
+                  "reason", "error", "lastmod", "linked_from", "found_on", "anchor",
+                  "in_live_sitemap", "orphan", "findings", "hreflang_dropped", "rendered",
+                  "render_reason", "raw_links", "rendered_links", "description", "h1",
+                  "h1_count", "word_count")
 
 
 @dataclass(slots=True, frozen=True)

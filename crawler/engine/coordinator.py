@@ -87,6 +87,7 @@ async def crawl(
         require_playwright()
         find_browser(config.browser)
     result = CrawlResult(start_url=start)
+    result.extract_names = tuple(rule.name for rule in config.extraction_rules())
     # Past a threshold records and skipped URLs live on disk: peak memory stops
     # growing with the site (crawler.store.record_store, crawler.store.skipped_store).
     result.records = RecordStore()  # type: ignore[assignment]

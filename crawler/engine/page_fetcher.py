@@ -78,6 +78,7 @@ class PageFetcher:
         self.clean = clean if clean is not None else config.filters().clean
         self.ignoring = config.ignore_selectors if config.fingerprints else None
         self.token = config.robots_token  # derived by a regex: once, not per page
+        self.rules = config.extraction_rules()  # --extract
         self.documents = content_types(config.documents)
         self.sandbox: ParseSandbox | None = None
         # Links already handed to the coordinator (a site's navigation repeats on every
@@ -109,7 +110,7 @@ class PageFetcher:
         outcome = read_page(response, depth, self.token, now, self.ignoring, self.clean,
                             self.config.images, self.documents, self.config.audit,
                             self.config.hreflang, "never" if rendered else self.config.render,
-                            self.config.check_fragments)
+                            self.config.check_fragments, self.rules)
         # a page about to be rendered keeps every link: they are compared with the DOM's
         if (self.sent is not None and outcome.links and not rendered
                 and not wants_render(outcome.record)):

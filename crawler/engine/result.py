@@ -53,6 +53,7 @@ class CrawlResult:
     external: list[LinkCheck] | None = field(default=None, repr=False)
     expiring: list[Certificate] = field(default_factory=list)
     external_unchecked: int = 0
+    extract_names: tuple[str, ...] = ()  # --extract's NAMEs: report columns after the rest
 
     def listed(self) -> Iterable[PageRecord]:
         """The records that belong in the sitemap, sorted by URL (iterable again)."""

@@ -14,11 +14,14 @@ import re
 import urllib.parse
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser
 
 from crawler.page.client_rendered import client_rendered
+from crawler.page.custom_extract import Rule, extract_values
 from crawler.page.fingerprint import fingerprint
+from crawler.page.page_facts import Facts, page_facts
 from crawler.urls.normalize import PageLinks, resolve_link
 from crawler.urls.robots import Directives, meta_directives
 
@@ -53,12 +56,14 @@ class PageFacts:
     # anchors (id attributes and <a name>), for --check-fragments
     fragment_links: list[tuple[str, str]] = field(default_factory=list)
     ids: list[str] = field(default_factory=list)
+    page: Facts | None = None  # with anchors=True (audits): description, h1, words
+    extracted: tuple[tuple[str, Any], ...] = ()  # --extract's (NAME, value)s
 
 
 def extract(
     html: str, page_url: str, token: str, *, fingerprint_ignoring: tuple[str, ...] | None = None,
     images: bool = False, anchors: bool = False, client_rendering: bool = False,
-    fragments: bool = False,
+    fragments: bool = False, extractions: tuple[Rule, ...] = (),
 ) -> PageFacts:
     """Read links, canonical, meta robots and meta refresh from a page.
 
@@ -142,6 +147,10 @@ def extract(
         facts.client_rendered = client_rendered(tree, page_url, links, html)
     if fragments:
         facts.ids = page_ids(tree)
+    if anchors:  # an audit: what the page says of itself
+        facts.page = page_facts(tree)
+    if extractions:
+        facts.extracted = extract_values(extractions, tree, html)
     return facts
 
 

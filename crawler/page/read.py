@@ -15,6 +15,7 @@ from crawler.core.dates import trusted_lastmod
 from crawler.core.errors import ErrorKind
 from crawler.core.records import PageRecord, Verdict
 from crawler.core.response import Response
+from crawler.page.custom_extract import Rule
 from crawler.page.decode import decode_html
 from crawler.page.extract import alternates_from_link_headers, canonical_from_link_headers, extract
 from crawler.urls.normalize import resolve_link
@@ -95,6 +96,7 @@ def read_page(
     hreflang: bool = True,
     render: str = "never",
     fragments: bool = False,
+    extractions: tuple[Rule, ...] = (),
 ) -> PageOutcome:
     """Turn one fetched URL into its record and onward URLs.
 
@@ -134,7 +136,7 @@ def read_page(
                 record.redirect_to = target
         elif response.body is not None:
             _read_html(response, token, outcome, fingerprint_ignoring, images, anchors,
-                       hreflang, render, fragments)
+                       hreflang, render, fragments, extractions)
         elif mime_type(response.content_type) in documents:
             # a PDF can name its canonical only in a header (Google reads it there)
             record.canonical = canonical_from_link_headers(response.link, url)
@@ -179,11 +181,17 @@ def _read_html(
     hreflang: bool = True,
     render: str = "never",
     fragments: bool = False,
+    extractions: tuple[Rule, ...] = (),
 ) -> None:
     record = outcome.record
     html = decode_html(response.body or b"", response.content_type)
     facts = extract(html, record.url, token, fingerprint_ignoring=ignoring, images=images,
-                    anchors=anchors, client_rendering=render == "auto", fragments=fragments)
+                    anchors=anchors, client_rendering=render == "auto", fragments=fragments,
+                    extractions=extractions)
+    if facts.page is not None:
+        record.description, record.h1 = facts.page.description, facts.page.h1
+        record.h1_count, record.word_count = facts.page.h1_count, facts.page.word_count
+    record.extracted = facts.extracted
     if fragments:
         record.fragment_links = tuple(dict.fromkeys(facts.fragment_links))
         record.anchor_ids = tuple(facts.ids)

@@ -33,10 +33,10 @@ _URLS_REMEMBERED = 10_000
 _FIELDS = tuple(field.name for field in fields(PageRecord))
 _SCHEMA = """
 CREATE TABLE records (i INTEGER PRIMARY KEY, url BLOB, listed INTEGER, fingerprint BLOB,
-                      html_title TEXT, data BLOB);
+                      html_title TEXT, html_description TEXT, data BLOB);
 """
 # What groups listed pages in the report: identical content, or one title on many pages.
-Grouping = Literal["fingerprint", "html_title"]
+Grouping = Literal["fingerprint", "html_title", "html_description"]
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -91,10 +91,18 @@ def _html_title(record: PageRecord) -> str | None:
     return None
 
 
+def _html_description(record: PageRecord) -> str | None:
+    """The meta description a duplicate-descriptions finding compares, like the title."""
+    if (record.verdict is Verdict.LISTED and record.description and record.content_type
+            and "html" in record.content_type):
+        return record.description
+    return None
+
+
 def _row(index: int, record: PageRecord) -> tuple:
     listed = record.verdict is Verdict.LISTED
     return (index, sort_key(record.url), listed, record.fingerprint if listed else None,
-            _html_title(record), _pack(record))
+            _html_title(record), _html_description(record), _pack(record))
 
 
 class RecordStore(SpillingList[PageRecord]):
@@ -134,7 +142,8 @@ class RecordStore(SpillingList[PageRecord]):
         self._flush()
         self._urls.pop(index, None)
         self._db.execute("UPDATE records SET url = ?, listed = ?, fingerprint = ?, "
-                         "html_title = ?, data = ? WHERE i = ?", (*_row(index, record)[1:], index))
+                         "html_title = ?, html_description = ?, data = ? WHERE i = ?",
+                         (*_row(index, record)[1:], index))
 
     def __iter__(self) -> Iterator[PageRecord]:
         if self._db is None:
@@ -212,11 +221,12 @@ class RecordStore(SpillingList[PageRecord]):
         a non-empty title (``"html_title"``): (the shared value, its URLs in crawl
         order) for each group of two or more, in no particular order. Only the groups
         are held, never every page's key."""
-        assert by in ("fingerprint", "html_title"), by  # a column name, put into SQL
+        assert by in ("fingerprint", "html_title", "html_description"), by  # put into SQL
         if self._db is None:
             keyed: dict[object, list[str]] = defaultdict(list)
             for record in self._memory:
                 key = (_html_title(record) if by == "html_title" else
+                       _html_description(record) if by == "html_description" else
                        record.fingerprint if record.verdict is Verdict.LISTED else None)
                 if key is not None:
                     keyed[key].append(record.url)

@@ -69,8 +69,10 @@ def test_rows_carry_what_a_person_needs(tmp_path: Path) -> None:
     # findings in the CSV: the column a spreadsheet filters on
     assert missing["findings"] == "broken-links"
     by_row = {row["url"]: row["findings"] for row in rows}
-    assert by_row[u + "/copy.html"] == "duplicates titles"  # a copy: same title too
-    assert by_row[u + "/same1.html"] == by_row[u + "/same2.html"] == "titles"
+    # a copy: same title too (and, like every page of the fixture, no description or h1)
+    assert by_row[u + "/copy.html"] == "duplicates titles missing-descriptions missing-h1"
+    assert by_row[u + "/same1.html"] == by_row[u + "/same2.html"] == (
+        "titles missing-descriptions missing-h1")
     assert by_row[u + "/chain1"] == "redirected-links"
 
 

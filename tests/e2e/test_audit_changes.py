@@ -98,6 +98,12 @@ def test_a_second_audit_says_what_changed_in_every_format(tmp_path: Path) -> Non
         "fixed-canonical-problems": ["/canon-to-missing.html"],
         "fixed-duplicates": ["/a.html"],  # a.html and copy.html differ now
         "fixed-titles": ["Article A", "Products"],  # titles no longer shared
+        # the fixture's pages have no meta description and no h1: the new page neither,
+        # and copy.html (noindex now) and same2.html (gone) are no longer listed
+        "new-missing-descriptions": ["/missing.html"],
+        "new-missing-h1": ["/missing.html"],
+        "fixed-missing-descriptions": ["/copy.html", "/same2.html"],
+        "fixed-missing-h1": ["/copy.html", "/same2.html"],
     }
     rows = {row["url"].removeprefix(u): row
             for row in csv.DictReader((tmp_path / "second.csv").open())}

@@ -78,7 +78,8 @@ def test_orphans_are_fetched_within_the_crawls_limits_and_never_followed(
     table = {row["url"]: row for row in csv.DictReader((tmp_path / "audit.csv").open())}
     assert table[u + "/orphan.html"]["orphan"] == "yes"
     assert table[u + "/e.html"]["in_live_sitemap"] == "no"
-    assert table[u + "/e.html"]["findings"] == "missing-from-sitemap"
+    assert table[u + "/e.html"]["findings"] == (
+        "missing-descriptions missing-h1 missing-from-sitemap")
     assert table[u + "/orphan.html"]["findings"] == "orphans"
     assert table[u + "/gone.html"]["findings"] == "non-indexable-in-sitemap orphans"
     # bounded by the crawl's limits: with the budget spent, orphans are named, not fetched

@@ -1,0 +1,143 @@
+"""``--extract NAME=KIND:QUERY``: values a site owner wants from every page, as columns — pure.
+
+* ``NAME=css:SELECTOR`` — the text of the first element matching (whitespace
+  collapsed); ``NAME=css:SELECTOR@ATTR`` — that attribute of it;
+* ``NAME=xpath:EXPR`` — the first result of an XPath 1.0 expression over the
+  page as browsers parse it (an element gives its text; a string, number or
+  attribute gives itself);
+* ``NAME=regex:PATTERN`` — the first match in the page's HTML source (its first
+  group, if the pattern has one);
+* ``NAME[]=…`` — every match, as a list, rather than the first.
+
+A bad rule is refused before any request (exit 2, naming it), and so is a NAME
+that is already a report column.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the parser is loaded when a page is read, not with the options
+    from selectolax.lexbor import LexborHTMLParser
+
+KINDS = ("css", "xpath", "regex")
+MAX_VALUE_CHARS = 1000
+MAX_VALUES = 100  # matches kept for a NAME[] rule
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    name: str
+    kind: str
+    query: str
+    attribute: str | None = None
+    every: bool = False
+
+
+def parse_rule(spec: str, taken: frozenset[str] = frozenset()) -> Rule:
+    """One ``--extract`` value; ValueError says what is wrong with it."""
+    name, equals, rest = spec.partition("=")
+    kind, colon, query = rest.partition(":")
+    every = name.endswith("[]")
+    name = name.removesuffix("[]").strip()
+    if not equals or not colon or not query:
+        raise ValueError(f"--extract {spec!r} must be NAME=css:SELECTOR, NAME=css:SELECTOR@ATTR, "
+                         "NAME=xpath:EXPR or NAME=regex:PATTERN (NAME[]= for every match)")
+    if not _NAME.match(name):
+        raise ValueError(f"--extract {spec!r}: the NAME must be letters, digits, _ . - "
+                         "(starting with a letter or _)")
+    if name in taken:
+        raise ValueError(f"--extract {spec!r}: {name} is already a column of the report "
+                         "(or another --extract); choose another NAME")
+    kind = kind.strip().lower()
+    if kind not in KINDS:
+        raise ValueError(f"--extract {spec!r}: {kind!r} is not one of {', '.join(KINDS)}")
+    attribute = None
+    if kind == "css":
+        query, at, attribute = query.rpartition("@") if "@" in query else (query, "", "")
+        attribute = attribute.strip() or None if at else None
+        if not _css_ok(query):
+            raise ValueError(f"--extract {spec!r}: {query!r} is not a valid CSS selector")
+    elif kind == "regex":
+        try:
+            re.compile(query)
+        except re.error as exc:
+            raise ValueError(f"--extract {spec!r}: not a valid regular expression "
+                             f"({exc})") from None
+    elif not _xpath_ok(query):
+        raise ValueError(f"--extract {spec!r}: {query!r} is not a valid XPath expression")
+    return Rule(name, kind, query, attribute, every)
+
+
+def _css_ok(selector: str) -> bool:
+    from selectolax.lexbor import LexborHTMLParser
+
+    try:
+        LexborHTMLParser("<p></p>").css(selector)
+    except Exception:  # lexbor's own error type differs between versions
+        return False
+    return bool(selector.strip())
+
+
+def _xpath_ok(expression: str) -> bool:
+    from lxml import etree  # only for an xpath: rule
+
+    try:
+        etree.XPath(expression)
+    except etree.XPathSyntaxError:
+        return False
+    return True
+
+
+def extract_values(rules: tuple[Rule, ...], tree: LexborHTMLParser, html: str
+                   ) -> tuple[tuple[str, Any], ...]:
+    """(NAME, value) for each rule: a string or None, or a list for NAME[]."""
+    found: list[tuple[str, Any]] = []
+    document = None
+    for rule in rules:
+        if rule.kind == "css":
+            values = [_text(node.attributes.get(rule.attribute) if rule.attribute
+                            else node.text(deep=True)) for node in tree.css(rule.query)]
+        elif rule.kind == "regex":
+            values = [_text(match.group(1) if match.groups() else match.group(0))
+                      for match in re.finditer(rule.query, html)]
+        else:
+            if document is None:
+                document = _lxml_document(html)
+            values = _xpath(rule.query, document)
+        values = [value for value in values if value is not None]
+        found.append((rule.name, values[:MAX_VALUES] if rule.every
+                      else (values[0] if values else None)))
+    return tuple(found)
+
+
+def _text(value: str | None) -> str | None:
+    return None if value is None else " ".join(value.split())[:MAX_VALUE_CHARS]
+
+
+def _lxml_document(html: str) -> Any:
+    from lxml import html as lxml_html
+
+    try:
+        return lxml_html.document_fromstring(html or "<html></html>")
+    except Exception:  # an empty or unparseable document: nothing to find in it
+        return None
+
+
+def _xpath(expression: str, document: Any) -> list[str | None]:
+    if document is None:
+        return []
+    result = document.xpath(expression)
+    items = result if isinstance(result, list) else [result]
+    values: list[str | None] = []
+    for item in items:
+        if hasattr(item, "text_content"):
+            values.append(_text(item.text_content()))
+        elif isinstance(item, float) and item.is_integer():
+            values.append(str(int(item)))
+        else:
+            values.append(_text(str(item)))
+    return values
