@@ -131,16 +131,21 @@ def main() -> None:
     parser.add_argument("--skip-pg", action="store_true")
     parser.add_argument("--skip-spa", action="store_true")
     parser.add_argument("--pg-repeats", type=int, default=7)
+    parser.add_argument("--workers", default="1,2", help="worker counts for the SPA runs")
+    parser.add_argument("--spa-option", action="append", default=[],
+                        help="an option added to the SPA crawls (repeatable), e.g. "
+                        "--spa-option=--render-concurrency=4")
     args = parser.parse_args()
     rows = []
     browser = shutil.which("chromium") or ""
     with Nginx(spa(args.pages), 18431) as server:
         for _ in range(0 if args.skip_spa else args.repeats):
-            for workers in ("1", "2"):
+            for workers in args.workers.split(","):
                 result = crawl(server.origin + "/p/0/", WORK / "render-out", "--render",
                                "always", "--workers", workers, "--browser", browser,
-                               "--prefix", "/")
+                               "--prefix", "/", *args.spa_option)
                 result.update(site=f"spa-{args.pages}", mode="always", workers=workers,
+                              options=args.spa_option,
                               pages_per_s=round(args.pages / result["wall"], 1),
                               cpu_ms_per_page=round(result["cpu"] * 1000 / args.pages, 1))
                 print(json.dumps(result), flush=True)
@@ -167,7 +172,7 @@ def main() -> None:
         for row in rows:
             handle.write(json.dumps(row) + "\n")
     for key in ("always",) if not args.skip_spa else ():
-        for workers in ("1", "2"):
+        for workers in args.workers.split(","):
             picked = [row for row in rows if row.get("mode") == key
                       and row.get("workers") == workers]
             print(f"spa always, {workers} worker(s): median "

@@ -42,6 +42,7 @@ from crawler.store.stored import (
     StoredPage,
     StoredRows,
     epoch,
+    facts_json,
     stored_page,
 )
 
@@ -359,7 +360,7 @@ class CrawlState:
             outlinks = zlib.compress(ids.tobytes(), 6)
         self._write(
             "INSERT OR REPLACE INTO pages VALUES "
-            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (url_id, self.run, record.depth, record.status, record.content_type,
              record.error.value if record.error else None, record.verdict.value,
              page.etag, page.last_modified, epoch(record.lastmod), page.content_hash,
@@ -371,7 +372,7 @@ class CrawlState:
              json.dumps(page.changes[-CHANGES_KEPT:]) if page.changes else None,
              record.title, record.bytes,
              zlib.compress(json.dumps(page.anchors, ensure_ascii=False).encode(), 6)
-             if page.anchors else None))
+             if page.anchors else None, facts_json(record)))
         self._dequeue(url_id)
 
     def touch(self, url: str, depth: int, etag: str | None, last_modified: str | None) -> None:

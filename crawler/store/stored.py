@@ -72,6 +72,27 @@ def epoch(moment: datetime | None) -> int | None:
     return int(moment.timestamp()) if moment is not None else None
 
 
+# what pages.facts keeps of a record (schema 5)
+FACTS = ("description", "h1", "h1_count", "word_count", "extracted", "render_why", "rendered",
+         "raw_links", "render_notes")
+
+
+def facts_json(record: PageRecord) -> str | None:
+    """What the page said of itself and how it was read, for a 304 to replay."""
+    values = [getattr(record, name) for name in FACTS]
+    if values[3] is None and not record.extracted and record.render_why is None:
+        return None  # neither an audit nor --extract nor --render: nothing to keep
+    return json.dumps(values, ensure_ascii=False, separators=(",", ":"))
+
+
+def read_facts(record: PageRecord, text: str) -> None:
+    values = dict(zip(FACTS, json.loads(text), strict=False))
+    values["extracted"] = tuple((name, value) for name, value in values.get("extracted") or ())
+    values["render_notes"] = tuple(tuple(note) for note in values.get("render_notes") or ())
+    for name, value in values.items():
+        setattr(record, name, value)
+
+
 def moment(epoch: int | None) -> datetime | None:
     return datetime.fromtimestamp(epoch, UTC) if epoch is not None else None
 
@@ -82,7 +103,7 @@ def stored_page(url: str, row: tuple,
     ``urls`` (ids to URLs), or left unread when ``urls`` is ``None``."""
     (_id, _run, depth, status, content_type, error, verdict, etag, last_modified, lastmod,
      content_hash, hash_changed_at, canonical, redirect_to, refresh_to, noindex, nofollow,
-     links_found, outlinks, alternates, images, changes, title, size, anchors) = row
+     links_found, outlinks, alternates, images, changes, title, size, anchors, facts) = row
     record = PageRecord(
         url=url, depth=depth, status=status, content_type=content_type,
         lastmod=moment(lastmod), error=ErrorKind(error) if error else None,
@@ -93,6 +114,8 @@ def stored_page(url: str, row: tuple,
                     else tuple(tuple(pair) for pair in json.loads(alternates))),
         images=None if images is None else tuple(json.loads(images)),
         title=title, bytes=size, fingerprint=content_hash)
+    if facts:
+        read_facts(record, facts)
     seen_changes = tuple(json.loads(changes)) if changes else ()
     record.change_interval = median_interval(seen_changes)
     links: list[str] = []

@@ -289,8 +289,9 @@ def test_anchors_round_trip_and_a_schema_3_file_gains_the_column(tmp_path: Path)
     stored = CrawlState(path, ROOT)
     assert stored.previous("http://h/a").anchors == {"http://h/b": "Café « b »"}  # type: ignore[union-attr]
     stored.close()
-    with sqlite3.connect(path) as db:  # as schema 3 wrote it: no anchors column
+    with sqlite3.connect(path) as db:  # as schema 3 wrote it: no anchors column (nor facts)
         db.execute("ALTER TABLE pages DROP COLUMN anchors")
+        db.execute("ALTER TABLE pages DROP COLUMN facts")
         db.execute("UPDATE meta SET value = '3' WHERE key = 'version'")
     migrated = CrawlState(path, ROOT)
     migrated.begin(resume=False)
@@ -324,3 +325,32 @@ def test_the_id_cache_is_bounded_and_ids_stay_right(tmp_path: Path,
     third = CrawlState(tmp_path / "s.db", ROOT)
     assert all(third.validators(url)["If-None-Match"] == '"v2"' for url in urls)
     third.close()
+
+
+def test_what_a_page_says_survives_a_304(tmp_path: Path) -> None:
+    """Schema 5: description, h1, words, --extract values and how the page was rendered
+    are kept, so a page answered 304 gives the report the same row."""
+    path = tmp_path / "s.db"
+    state = CrawlState(path, ROOT)
+    state.begin(resume=False)
+    said = page("http://h/a", ["http://h/b"])
+    record = said.record
+    record.description, record.h1, record.h1_count, record.word_count = "D", "H", 2, 40
+    record.extracted = (("price", "12.50"), ("tags", ["a", "b"]))
+    record.render_why, record.rendered, record.raw_links = "--render always", True, 0
+    record.render_notes = (("links-added", "1", "http://h/b"),)
+    state.save(said)
+    state.save(page("http://h/c", []))  # nothing said: nothing kept
+    state.finish()
+    state.close()
+    stored = CrawlState(path, ROOT)
+    again = stored.previous("http://h/a")
+    assert again is not None
+    kept = again.record
+    assert (kept.description, kept.h1, kept.h1_count, kept.word_count) == ("D", "H", 2, 40)
+    assert kept.extracted == (("price", "12.50"), ("tags", ["a", "b"]))
+    assert (kept.render_why, kept.rendered, kept.raw_links) == ("--render always", True, 0)
+    assert kept.render_notes == (("links-added", "1", "http://h/b"),)
+    plain = stored.previous("http://h/c")
+    assert plain is not None and plain.record.word_count is None
+    stored.close()
