@@ -177,7 +177,8 @@ CRAWL_OPTIONS = [
                   show_default=True, help="Seconds a rendered page may take to settle; "
                   "one still changing is read as it stands then, and reported."),
     click.option("--render-concurrency", type=int, default=DEFAULT_RENDER_CONCURRENCY,
-                  show_default=True, help="Pages rendered at once by each process's browser."),
+                  show_default=True, help="Pages rendered at once in the whole crawl (with "
+                  "--workers, shared among their browsers)."),
     click.option("--browser", metavar="PATH",
                   help="The Chromium to render with [default: $SITEMAP_CRAWLER_BROWSER, "
                   "Playwright's own, then chromium, chromium-browser, google-chrome on PATH]."),

@@ -49,9 +49,10 @@ DEFAULT_CERT_WARN_DAYS = 14
 RENDER_MODES = ("never", "auto", "always")
 # a rendered page is read as it stands this many seconds after it began loading
 DEFAULT_RENDER_TIMEOUT = 10.0
-# pages a browser loads at once: on the bench's SPA (bench/render.py, two cores) 4 tabs
-# rendered 11.7 pages/s, 8 tabs 20.4 and 16 tabs no more (the browser's own threads are
-# then the bound), while its memory grows with each tab
+# pages rendered at once, shared among the workers' browsers: on the bench's SPA
+# (bench/render.py, two cores) one browser rendered 11.7 pages/s with 4 tabs, 20.4 with 8
+# and no more with 16 (its own threads are then the bound), while memory grows with each
+# tab; two workers of 4 tabs each rendered 19.8 pages/s in 1,433 MB, of 8 each 19.1 in 1,544
 DEFAULT_RENDER_CONCURRENCY = 8
 # Orphans of a live sitemap fetched and listed per audit: the sitemap is the site's
 # claim, and 60 files of 50,000 URLs no link reaches would be 3 million requests.

@@ -120,11 +120,16 @@ class WorkerPool:
         context = multiprocessing.get_context("spawn")
         self._holding = self.gate.holds()
         cookies = list(self.fetcher.cookies.jar)
-        for share in shares(self.config.concurrency, self.count):
+        # --concurrency and --render-concurrency hold for the whole crawl: each worker
+        # gets its share (so two workers' browsers render no more pages than one would)
+        for share, rendering in zip(shares(self.config.concurrency, self.count),
+                                    shares(max(self.config.render_concurrency, self.count),
+                                           self.count), strict=True):
             ours, theirs = socket.socketpair()
             process = context.Process(
                 target=serve, daemon=True, name="sitemap-crawler worker",
-                args=(theirs, replace(self.config, concurrency=share, workers=1), self._holding,
+                args=(theirs, replace(self.config, concurrency=share, workers=1,
+                                      render_concurrency=rendering), self._holding,
                       cookies, self.robots))
             await anyio.to_thread.run_sync(process.start)
             theirs.close()
