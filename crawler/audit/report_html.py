@@ -95,8 +95,8 @@ def _since_section(document: dict[str, Any]) -> str:
         f'<div class="card finding{" bad" if name.startswith(("new-", "removed")) else ""}">'
         f'<b data-change="{name}">{found[name]["count"]:,}</b>'
         f'<span><a href="#{name}">{name}</a></span></div>' for name in changed)
-    tables = "".join(_finding_table(name, found[name]["items"]).replace("h2>", "h3>")
-                     for name in changed)  # headings under this section's own
+    tables = "".join(_finding_table(name, found[name]["items"], level=3)
+                     for name in changed)  # headed under this section's own
     return f'{head}<div class="cards">{cards}</div>{tables}</section>'
 
 
@@ -168,16 +168,17 @@ def _bar_chart(title: str, counts: Counter[str]) -> str:
             f'role="img" aria-label="{_e(title)}">{"".join(bars)}</svg></figure>')
 
 
-def _finding_table(name: str, items: list[dict[str, Any]]) -> str:
+def _finding_table(name: str, items: list[dict[str, Any]], level: int = 2) -> str:
     if not items:
-        return f'<section id="{name}"><h2>{name} <small>0</small></h2><p>None.</p></section>'
+        return (f'<section id="{name}"><h{level}>{name} <small>0</small></h{level}>'
+                "<p>None.</p></section>")
     keys: list[str] = []
     for item in items:
         keys += [key for key in item if key not in keys]
     head = "".join(f"<th>{_e(key)}</th>" for key in keys)
     body = "".join("<tr>" + "".join(f"<td>{_cell(item.get(key))}</td>" for key in keys)
                    + "</tr>" for item in items)
-    return (f'<section id="{name}"><h2>{name} <small>{len(items):,}</small></h2>'
+    return (f'<section id="{name}"><h{level}>{name} <small>{len(items):,}</small></h{level}>'
             f'<table class="sortable"><thead><tr>{head}</tr></thead><tbody>{body}</tbody>'
             "</table></section>")
 

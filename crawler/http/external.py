@@ -36,7 +36,7 @@ from crawler.core.dates import retry_after_seconds
 from crawler.http.transports import proxy_for, tls_context
 from crawler.page.decode import decode_html
 from crawler.page.extract import page_ids
-from crawler.urls.normalize import resolve_link
+from crawler.urls.normalize import origin_of, resolve_link
 from crawler.urls.robots import policy_from_response
 
 MAX_REDIRECTS = 5
@@ -221,8 +221,7 @@ async def check_links(urls: Iterable[str], config: CrawlConfig, *,
         if known is not None:
             results.append(known)
             continue
-        scheme, _, rest = url.partition("://")
-        by_origin.setdefault(f"{scheme}://{rest.split('/', 1)[0].split('?')[0]}", []).append(url)
+        by_origin.setdefault(origin_of(url), []).append(url)
     certificates: list[Certificate] = []
     limit = anyio.CapacityLimiter(max(1, config.concurrency))
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from selectolax.lexbor import LexborHTMLParser
 
+from crawler.urls.normalize import origin_of
+
 MOUNT_IDS = ("root", "app", "__next", "__nuxt", "___gatsby", "svelte")
 _MARKERS = (("script#__NEXT_DATA__", "Next.js data (script#__NEXT_DATA__)"),
             ("[data-server-rendered]", "Vue hydration ([data-server-rendered])"),
@@ -52,7 +54,7 @@ def client_rendered(tree: LexborHTMLParser, page_url: str, links: list[str],
     for node in tree.tags("noscript"):
         if "javascript" in (node.text(deep=True) or "").lower():
             return "a <noscript> asking for JavaScript"
-    origin = _origin(page_url)
+    origin = origin_of(page_url) + "/"
     if not any(link.startswith(origin) for link in links) and tree.css_first("script"):
         return "scripts and no link to its own origin"
     return None
@@ -69,7 +71,3 @@ def _empty(node: object) -> bool:
         child = child.next
     return True
 
-
-def _origin(url: str) -> str:
-    scheme, _, rest = url.partition("://")
-    return f"{scheme}://{rest.split('/', 1)[0]}/"

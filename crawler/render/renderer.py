@@ -35,10 +35,10 @@ from crawler.render.requests import (
     OriginPacer,
     Stored,
     SubresourceCache,
-    origin_of,
     request_kind,
 )
 from crawler.render.settle import POLL, QUIET, TRACKER, WAIT_CALM, calm
+from crawler.urls.normalize import origin_of
 
 # restarted this often, its memory stays bounded: on the bench's SPA, a browser's share
 # of the crawl's peak fell from 1,188 to 868 MB going from 500 to 200, at no cost in

@@ -49,11 +49,6 @@ def request_kind(url: str, *, resource_type: str, navigation: bool, main_frame: 
     return Kind.THIRD_PARTY
 
 
-def origin_of(url: str) -> str:
-    scheme, _, rest = url.partition("://")
-    return f"{scheme}://{rest.split('/', 1)[0].rsplit('@', 1)[-1]}"
-
-
 @dataclass(slots=True)
 class Stored:
     status: int

@@ -22,7 +22,7 @@ from siteserver import RunningServer, SiteServer
 pytestmark = pytest.mark.timeout(120)
 
 PATHS = ["/ok.html", "/gone.html", "/removed.html", "/no-head.html", "/r1", "/slow.html",
-         "/busy.html", "/private/page.html"]
+         "/busy.html", "/private/page.html", "/hop1"]  # /hop1: 7 redirects, 5 followed
 RATE = 5.0  # --external-rate: at least 0.2 s between request starts to one origin
 
 
@@ -77,7 +77,8 @@ def test_external_links_are_checked_once_politely(tmp_path: Path) -> None:
     found = json.loads(report.read_text())["findings"]
     broken = {item["url"].removeprefix(o): item for item in
               found["broken-external-links"]["items"]}
-    assert set(broken) == {"/gone.html", "/removed.html", "/slow.html"}
+    assert set(broken) == {"/gone.html", "/removed.html", "/slow.html", "/hop1"}
+    assert broken["/hop1"]["error"] == "too-many-redirects"
     assert broken["/gone.html"]["status"] == 404 and broken["/removed.html"]["status"] == 410
     assert broken["/slow.html"]["error"] == "timeout"
     assert broken["/gone.html"]["linked_from"] == 2  # both pages, one request
@@ -100,6 +101,8 @@ def test_external_links_are_checked_once_politely(tmp_path: Path) -> None:
     assert busy[1] - busy[0] >= 0.95  # Retry-After: 1
     assert all(count == 1 for path, count in counts.items()
                if path not in ("/no-head.html", "/busy.html"))
+    assert [path for path in counts if path.startswith("/hop")] == [
+        f"/hop{n}" for n in range(1, 7)]  # the sixth redirect is not followed
     starts = [at for _m, _p, at in hits]
     assert all(later - earlier >= 1 / RATE - 0.02 for earlier, later in pairwise(starts))
     assert [(method, path) for method, path, _at in secure_hits] == [
