@@ -180,9 +180,10 @@ class Renderer:
                                timeout=max(1.0, self.config.render_timeout) * 1000)
             if visit.crashed:
                 raise _Crashed("the page's renderer process died", generation)
-            settled = await self._settle(tab, visit, deadline)
+            settled, html = await self._settle(tab, visit, deadline)
             try:
-                html = await tab.content()
+                if html is None:
+                    html = await tab.content()
                 url = tab.url
             except PlaywrightError as exc:
                 raise _Crashed(str(exc).splitlines()[0], generation) from None
@@ -201,23 +202,26 @@ class Renderer:
             visit.notes.append(("more", str(visit.dropped)))
         return RenderedPage(html, url, settled, visit.notes)
 
-    async def _settle(self, tab: Page, visit: _Visit, deadline: float) -> bool:
+    async def _settle(self, tab: Page, visit: _Visit, deadline: float
+                      ) -> tuple[bool, str | None]:
+        """Whether the page settled before the deadline, and its DOM serialised at
+        that moment when the wait could take it in the same round trip."""
         while True:
             now = time.monotonic()
             if now >= deadline or visit.crashed:
-                return False
-            quiet_for = now - visit.network_at
-            if visit.in_flight or quiet_for < QUIET:
-                await anyio.sleep(max(POLL, QUIET - quiet_for) if not visit.in_flight
-                                  else POLL)
+                return False, None
+            if visit.in_flight:
+                await anyio.sleep(POLL)
                 continue
+            network = max(0.0, QUIET - (now - visit.network_at)) * 1000
             most = min(deadline - now, 1.0) * 1000
             try:
-                since_dom, timers = await tab.evaluate(WAIT_CALM, [QUIET * 1000, most])
-            except PlaywrightError:
-                since_dom, timers = 1e9, 0  # navigated away mid-wait: read it now
+                since_dom, timers, html = await tab.evaluate(
+                    WAIT_CALM, [QUIET * 1000, max(most, network), network])
+            except PlaywrightError:  # navigated away mid-wait: read it now
+                since_dom, timers, html = 1e9, 0, None
             if calm(time.monotonic() - visit.network_at, visit.in_flight, since_dom, timers):
-                return True
+                return True, html
 
     # -- the browser and its tabs -----------------------------------------------------
 

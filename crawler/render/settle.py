@@ -51,18 +51,27 @@ TRACKER = """
 
 # Waits in the page (one round trip, not one every few milliseconds: each costs the
 # browser process a message) until the DOM has been still for ``quiet`` ms with no
-# short timer pending, or ``most`` ms have passed; returns [ms since the last DOM
-# change, short timers pending].
-WAIT_CALM = """async ([quiet, most]) => {
+# short timer pending and ``network`` ms (what the network's quiet period still
+# lacks) have passed, or ``most`` ms have passed; returns [ms since the last DOM
+# change, short timers pending, the DOM serialised when it is calm (else null)]:
+# serialising in the same round trip saves the browser a second one per page.
+WAIT_CALM = """async ([quiet, most, network]) => {
+  const serialise = () => {
+    const type = document.doctype;
+    const head = type ? "<!DOCTYPE " + type.name + ">" : "";
+    return head + (document.documentElement ? document.documentElement.outerHTML : "");
+  };
   const s = window.__sitemapCrawler;
-  if (!s) return [1e9, 0];
+  if (!s) return [1e9, 0, null];
   const start = performance.now();
   for (;;) {
     const since = performance.now() - s.changed;
-    if ((since >= quiet && s.timers.size === 0) || performance.now() - start >= most) {
-      return [since, s.timers.size];
+    const still = since >= quiet && s.timers.size === 0 && performance.now() - start >= network;
+    if (still || performance.now() - start >= most) {
+      return [since, s.timers.size, still ? serialise() : null];
     }
-    await new Promise((done) => s.setTimer(done, Math.max(10, quiet - since)));
+    const wait = Math.max(10, quiet - since, network - (performance.now() - start));
+    await new Promise((done) => s.setTimer(done, wait));
   }
 }"""
 
