@@ -48,6 +48,7 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
     no_description: list[dict] = []
     no_h1: list[dict] = []
     many_h1: list[dict] = []
+    structured: list[dict] = []
     noindex: list[dict] = []
     rendering = RenderFindings()
     # (target, fragment) -> [how many pages link there, the first five of them]
@@ -86,6 +87,9 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
                 missing_titles.append({"url": url, "problem": "missing-title"})
             elif record.title == "":
                 empty_titles.append({"url": url, "problem": "empty-title"})
+        if record.structured_errors:
+            structured.append({"url": url, "types": list(record.structured_types),
+                               "errors": list(record.structured_errors)})
         if verdict is Verdict.NOINDEX and linked(url):
             noindex.append({"url": url, **where(url)})
     computed = {
@@ -103,6 +107,7 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
             for description, urls in sorted(records.groups("html_description"))],
         "missing-h1": no_h1,
         "multiple-h1": many_h1,
+        "structured-data-errors": structured,
         **_external(result, where),
         "broken-fragments": _broken_fragments(pointing, records, result),
         **live_findings(result, records, skipped),

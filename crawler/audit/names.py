@@ -10,7 +10,8 @@ LIVE_FINDINGS = ("non-indexable-in-sitemap", "orphans", "missing-from-sitemap",
 EXTERNAL_FINDINGS = ("broken-external-links", "redirected-external-links",
                      "expiring-certificates", "broken-fragments")
 # what pages say of themselves (read for every audit)
-PAGE_FINDINGS = ("missing-descriptions", "duplicate-descriptions", "missing-h1", "multiple-h1")
+PAGE_FINDINGS = ("missing-descriptions", "duplicate-descriptions", "missing-h1", "multiple-h1",
+                 "structured-data-errors")
 # --render: what JavaScript changed (crawler.audit.render_findings)
 RENDER_FINDINGS = ("rendered-links", "render-changes", "render-errors")
 FINDINGS = ("broken-links", "redirected-links", "duplicates", "canonical-problems", "titles",

@@ -121,6 +121,7 @@ def _record_row(record: PageRecord, by_url: RecordLookup) -> dict[str, Any]:
     if record.word_count is not None:  # read for audits and reports
         row["description"], row["h1"] = record.description, record.h1
         row["h1_count"], row["word_count"] = record.h1_count, record.word_count
+        row["structured_data"] = list(record.structured_types)
     for name, value in record.extracted:
         row[name] = value
     if record.render_why is not None:

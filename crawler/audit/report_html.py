@@ -20,7 +20,8 @@ from crawler.audit.names import CHANGES, FINDINGS, LIVE_FINDINGS, RENDER_FINDING
 _TIME_BUCKETS = ((50, "<50 ms"), (100, "50-100 ms"), (250, "100-250 ms"), (500, "250-500 ms"),
                  (1000, "0.5-1 s"), (float("inf"), "≥1 s"))
 _COLUMNS = (("url", "URL"), ("status", "Status"), ("reason", "Reason"), ("depth", "Depth"),
-            ("title", "Title"), ("response_ms", "ms"), ("bytes", "Bytes"),
+            ("title", "Title"), ("structured_data", "Structured data"),
+            ("response_ms", "ms"), ("bytes", "Bytes"),
             ("linked_from", "Linked from"), ("found_on", "Found on"))
 # with --render: whether each page was rendered, why, and its links before and after
 _RENDER_COLUMNS = (("rendered", "Rendered"), ("render_reason", "Why"),

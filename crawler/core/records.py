@@ -96,6 +96,10 @@ class PageRecord:
     h1_count: int = 0
     word_count: int | None = None  # words of visible text in its body
     extracted: tuple[tuple[str, object], ...] = ()
+    # audits: the types its structured data declares (schema.org names, og:TYPE) and
+    # what is wrong with it (crawler.page.structured_data)
+    structured_types: tuple[str, ...] = ()
+    structured_errors: tuple[str, ...] = ()
 
 
 # The columns of a report's rows (crawler.audit.report), in CSV order; an --extract NAME
@@ -105,7 +109,7 @@ REPORT_COLUMNS = ("url", "status", "content_type", "bytes", "response_ms", "dept
                   "reason", "error", "lastmod", "linked_from", "found_on", "anchor",
                   "in_live_sitemap", "orphan", "findings", "hreflang_dropped", "rendered",
                   "render_reason", "raw_links", "rendered_links", "description", "h1",
-                  "h1_count", "word_count")
+                  "h1_count", "word_count", "structured_data")
 
 
 @dataclass(slots=True, frozen=True)

@@ -22,6 +22,7 @@ from crawler.page.client_rendered import client_rendered
 from crawler.page.custom_extract import Rule, extract_values
 from crawler.page.fingerprint import fingerprint
 from crawler.page.page_facts import Facts, page_facts
+from crawler.page.structured_data import Structured, has_structured_data, read_structured
 from crawler.urls.normalize import PageLinks, resolve_link
 from crawler.urls.robots import Directives, meta_directives
 
@@ -58,12 +59,13 @@ class PageFacts:
     ids: list[str] = field(default_factory=list)
     page: Facts | None = None  # with anchors=True (audits): description, h1, words
     extracted: tuple[tuple[str, Any], ...] = ()  # --extract's (NAME, value)s
+    structured: Structured | None = None  # with structured=True, when the page has any
 
 
 def extract(
     html: str, page_url: str, token: str, *, fingerprint_ignoring: tuple[str, ...] | None = None,
     images: bool = False, anchors: bool = False, client_rendering: bool = False,
-    fragments: bool = False, extractions: tuple[Rule, ...] = (),
+    fragments: bool = False, extractions: tuple[Rule, ...] = (), structured: bool = False,
 ) -> PageFacts:
     """Read links, canonical, meta robots and meta refresh from a page.
 
@@ -136,6 +138,8 @@ def extract(
     facts.directives = meta_directives(robots)
     if refresh is not None:
         _follow_refresh(refresh, base, facts, seen)
+    if structured and has_structured_data(tree):  # before the fingerprint drops scripts
+        facts.structured = read_structured(html, page_url)
     if fingerprint_ignoring is not None:
         facts.content_hash = fingerprint(tree, fingerprint_ignoring)
     if images:

@@ -187,11 +187,14 @@ def _read_html(
     html = decode_html(response.body or b"", response.content_type)
     facts = extract(html, record.url, token, fingerprint_ignoring=ignoring, images=images,
                     anchors=anchors, client_rendering=render == "auto", fragments=fragments,
-                    extractions=extractions)
+                    extractions=extractions, structured=anchors)
     if facts.page is not None:
         record.description, record.h1 = facts.page.description, facts.page.h1
         record.h1_count, record.word_count = facts.page.h1_count, facts.page.word_count
     record.extracted = facts.extracted
+    if facts.structured is not None:
+        record.structured_types = facts.structured.types
+        record.structured_errors = facts.structured.errors
     if fragments:
         record.fragment_links = tuple(dict.fromkeys(facts.fragment_links))
         record.anchor_ids = tuple(facts.ids)

@@ -74,7 +74,7 @@ def epoch(moment: datetime | None) -> int | None:
 
 # what pages.facts keeps of a record (schema 5)
 FACTS = ("description", "h1", "h1_count", "word_count", "extracted", "render_why", "rendered",
-         "raw_links", "render_notes")
+         "raw_links", "render_notes", "structured_types", "structured_errors")
 
 
 def facts_json(record: PageRecord) -> str | None:
@@ -89,6 +89,8 @@ def read_facts(record: PageRecord, text: str) -> None:
     values = dict(zip(FACTS, json.loads(text), strict=False))
     values["extracted"] = tuple((name, value) for name, value in values.get("extracted") or ())
     values["render_notes"] = tuple(tuple(note) for note in values.get("render_notes") or ())
+    for name in ("structured_types", "structured_errors"):
+        values[name] = tuple(values.get(name) or ())
     for name, value in values.items():
         setattr(record, name, value)
 
