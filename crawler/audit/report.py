@@ -205,6 +205,7 @@ def report_head(result: CrawlResult, extra: dict[str, Any] | None = None,
         "workers_lost": result.workers_lost,
         "render": result.render_summary,
         "extract": list(result.extract_names),
+        "seeds": {name: counts.as_dict() for name, counts in result.seeds.items()} or None,
         **(extra or {}),
         "findings": found,
     }

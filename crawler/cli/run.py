@@ -41,7 +41,7 @@ from crawler.cli.report_files import (
     write_reports,
 )
 from crawler.cli.signals import TermAsInterrupt
-from crawler.cli.sitemaps import base_url_for, print_summary, sitemap_entries, survey
+from crawler.cli.sitemaps import base_url_for, print_summary, seed_lines, sitemap_entries, survey
 from crawler.cli.wiring import crawl_config, findings_named, live_reader
 from crawler.config import (
     CrawlConfig,
@@ -248,7 +248,8 @@ def _run_crawl(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
         asyncio.get_running_loop().set_exception_handler(_late_results_ignored)
         if interrupt is not None:
             interrupt.task = asyncio.current_task()
-        return await crawl(config, on_record=display, live_sitemap=live_reader(config))
+        return await crawl(config, on_record=display, live_sitemap=live_reader(config),
+                           seed_sitemap=live_reader(config, config.from_sitemap))
 
     try:
         with display:
@@ -299,6 +300,8 @@ def _audit(display: CrawlDisplay, *, quiet: bool, start_url: str,
     if state is not None:  # its reports are its output: nothing to resume
         mark_published(state)
     if not quiet:
+        for line in seed_lines(result):
+            display.console.print(line, markup=False)
         counts = ", ".join(f"{name} {found[name]['count']}" for name in FINDINGS)
         since = ", ".join(f"{name} {found[name]['count']}" for name in CHANGES
                           if found.get(name, {}).get("count"))

@@ -73,9 +73,32 @@ def valid_images(images: tuple[str, ...]) -> tuple[str, ...]:
 
 
 
+def seed_lines(result: CrawlResult) -> list[str]:
+    """What became of --urls, --from-sitemap and --add-urls, a line each."""
+    lines = []
+    for name, counts in result.seeds.items():
+        option = "--" + name.replace("_", "-")
+        line = f"{option}: {counts.given} URL(s)"
+        if counts.source is not None:
+            line += f" (sitemaps found by {counts.source})"
+        if counts.judging:
+            line += f", {counts.listed} listed, {counts.refused} refused"
+            if (others := counts.given - counts.listed - counts.refused) > 0:
+                line += f", {others} already reached by links or skipped"
+            line += "".join(f"; {item['reason']}: {item['url']}"
+                            for item in counts.refused_examples[:3])
+        if counts.invalid:
+            line += (f"; {counts.invalid} line(s) not an absolute http(s) URL, skipped "
+                     f"({counts.invalid_examples[0]})")
+        lines.append(line)
+    return lines
+
+
 def print_summary(display: CrawlDisplay, result: CrawlResult, written: WriteResult,
              elapsed: float, out_dir: Path) -> None:
     stats = result.stats
+    for line in seed_lines(result):
+        display.console.print(line, markup=False)
     asked, used = result.crawl_delay_asked, result.crawl_delay_used
     if asked is not None and used is not None and used < asked:
         display.console.print(f"robots.txt Crawl-delay {asked:g} s capped at {used:g} s "

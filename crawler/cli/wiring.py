@@ -30,9 +30,11 @@ from sitemap_writer import (
 )
 
 
-def live_reader(config: CrawlConfig) -> LiveSitemapReader | None:
-    """--compare-sitemap: the audit's reader, with the writer's XML parser."""
-    asked = config.compare_sitemap
+def live_reader(config: CrawlConfig, asked: str | None = "") -> LiveSitemapReader | None:
+    """--compare-sitemap (or, with ``asked``, --from-sitemap): the audit's reader, with
+    the writer's XML parser."""
+    if asked == "":
+        asked = config.compare_sitemap
     if asked is None:
         return None
 

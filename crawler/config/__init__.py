@@ -128,6 +128,13 @@ class CrawlConfig:
     command: str = "crawl"  # which command runs it: a --resume must be of the same one
     # --compare-sitemap: "auto" (robots.txt, then the usual places) or a sitemap URL
     compare_sitemap: str | None = None
+    # URLs given rather than found (crawler.engine.seeds): --urls FILE|-, --from-sitemap
+    # auto|URL seed the crawl beside START_URL; --no-follow fetches only them (and
+    # START_URL); --add-urls FILE: known pages fetched once the links are exhausted
+    urls_file: str | None = None
+    from_sitemap: str | None = None
+    follow: bool = True
+    add_urls_file: str | None = None
     # --header, --cookie, --auth: sent to the crawl's origin only; never shown
     credentials: Credentials = field(default_factory=Credentials)
     render: str = "never"  # --render never|auto|always
@@ -217,6 +224,15 @@ class CrawlConfig:
                 self.compare_sitemap) is None:
             raise ConfigError(f"--compare-sitemap {self.compare_sitemap!r} must be 'auto', "
                               "'off' or an absolute http(s) URL of a sitemap")
+        for option, path in (("--urls", self.urls_file), ("--add-urls", self.add_urls_file)):
+            if path is not None and path != "-" and not os.path.isfile(path):
+                raise ConfigError(f"{option} {path!r}: no such file (one URL a line, "
+                                  "or - for standard input)")
+        if self.urls_file == "-" and self.add_urls_file == "-":
+            raise ConfigError("--urls and --add-urls cannot both read standard input")
+        if self.from_sitemap not in (None, "auto") and normalize_url(self.from_sitemap) is None:
+            raise ConfigError(f"--from-sitemap {self.from_sitemap!r} must be 'auto' or an "
+                              "absolute http(s) URL of a sitemap")
         object.__setattr__(self, "documents", parse_documents(self.documents))
         if self.hints().observes and self.state_path is None:
             raise ConfigError("--changefreq observed needs --state FILE: the changes it "

@@ -32,6 +32,7 @@ from crawler.engine.orphans import OrphanPhase
 from crawler.engine.page_fetcher import PageFetcher
 from crawler.engine.result import CrawlResult
 from crawler.engine.secret_scrub import SecretScrub
+from crawler.engine.seeds import SeedCounts, read_url_list
 from crawler.engine.suffix_child import RegisteredDomain
 from crawler.engine.worker_pool import WorkerPool, worker_pool
 from crawler.frontier.frontier import Frontier
@@ -68,6 +69,7 @@ async def crawl(
     *,
     on_record: ProgressCallback | None = None,
     live_sitemap: LiveSitemapReader | None = None,
+    seed_sitemap: LiveSitemapReader | None = None,
 ) -> CrawlResult:
     """Crawl the site ``config`` describes. Raises :class:`StartUrlError` and
     :class:`~crawler.store.state.StateError` (a :class:`ConfigError`) only.
@@ -75,7 +77,8 @@ async def crawl(
     ``live_sitemap`` (the audit's reader, ``crawler.audit.live_sitemap``, which
     the CLI hands in: XML is not the crawler's business) reads the site's live
     sitemaps once the links are exhausted, and the in-scope URLs they list that
-    no link reached are fetched as orphans."""
+    no link reached are fetched as orphans. ``seed_sitemap`` (the same reader, for
+    ``--from-sitemap``) gives URLs to start from beside START_URL."""
     normalized = normalize_url(config.start_url)
     assert normalized is not None  # CrawlConfig validated it
     filters = config.filters()
@@ -115,8 +118,12 @@ async def crawl(
                     coordinator.restore(point)
                 else:
                     await coordinator.seed(Job(start, 0))
+                    await coordinator.seed_lists(seed_sitemap)
                 try:
                     await coordinator.run()
+                    if config.add_urls_file is not None:
+                        coordinator.add_known(config.add_urls_file)
+                        await coordinator.run()
                     if live_sitemap is not None:
                         live = await live_sitemap(
                             fetcher, scope, result.robots_txt, filters.clean,
@@ -240,10 +247,12 @@ class _Coordinator:
     ) -> None:
         self.config = config
         self.result = result
+        self.fetcher, self.scope = fetcher, scope
+        self.adding: SeedCounts | None = None  # --add-urls' phase, once links are done
         self.on_record = on_record
         self.state = state
         self.run_time = datetime.now(UTC).replace(microsecond=0)
-        filters = filters or UrlFilters()
+        filters = self.filters = filters or UrlFilters()
         # fetches and reads pages: here, or in worker processes (--workers)
         self.pages = pages if pages is not None else PageFetcher(config, fetcher, filters.clean)
         # the credentials given, looked for in what the site sends back
@@ -281,6 +290,31 @@ class _Coordinator:
                 "the site wants a login; give it with --auth USER:PASSWORD or --auth-env VAR "
                 "(or --header / --cookie)"))
         self.accept(job, outcome)
+
+    async def seed_lists(self, seed_sitemap: LiveSitemapReader | None) -> None:
+        """--urls and --from-sitemap: more URLs to start from, judged as links are."""
+        consider, seeds = self.consider, self.result.seeds
+        if self.config.urls_file is not None:
+            counts = seeds["urls"] = SeedCounts()
+            for url in read_url_list(self.config.urls_file, counts):
+                consider(url, 0)
+        if seed_sitemap is not None:
+            counts = seeds["from_sitemap"] = SeedCounts()
+            live = await seed_sitemap(self.fetcher, self.scope, self.result.robots_txt,
+                                      self.filters.clean,
+                                      self.scrub.carries if self.scrub else None)
+            counts.source = live.source
+            for url in live.entries:
+                counts.given += 1
+                consider(url, 0)
+        self.result.stats.queued = len(self.frontier)
+
+    def add_known(self, path: str) -> None:
+        """--add-urls: once the links are exhausted, the known URLs they did not reach;
+        each is judged (listed, or refused and named) and its links are not followed."""
+        self.adding = counts = self.result.seeds["add_urls"] = SeedCounts(judging=True)
+        for url in read_url_list(path, counts):
+            self.consider(url, 0)
 
     def restore(self, point: ResumePoint) -> None:
         """Continue an interrupted run from what the state kept of it."""
@@ -339,6 +373,11 @@ class _Coordinator:
         books.keep_unlisted(record)
         books.keep(record)
         books.refer(outcome.links, outcome.anchors)
+        if self.adding is not None:
+            self.adding.judged(record.url, record.verdict)
+        if not self.config.follow or self.adding is not None:
+            self._accepted(record)  # list mode, or a known URL added: fetched, not followed
+            return
         for target in outcome.siblings:
             if target in (record.redirect_to, record.refresh_to):
                 consider(target, job.depth, job.hops + 1, chain)
@@ -351,6 +390,9 @@ class _Coordinator:
             # name them only if they are real, listed pages (out of scope: never).
             for _code, alternate in record.alternates:
                 consider(alternate, job.depth + 1)
+        self._accepted(record)
+
+    def _accepted(self, record: PageRecord) -> None:
         self.result.stats.queued = len(self.frontier)
         if self.state is not None:
             self.state.checkpoint()  # the page and what it queued: one transaction

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from crawler.core.records import CrawlStats, PageRecord, SkippedUrl, Verdict
+from crawler.engine.seeds import SeedCounts
 from crawler.store.live_sitemap import LiveSitemap
 from crawler.store.referrers import Referrers
 
@@ -53,6 +54,8 @@ class CrawlResult:
     external: list[LinkCheck] | None = field(default=None, repr=False)
     expiring: list[Certificate] = field(default_factory=list)
     external_unchecked: int = 0
+    # --urls, --from-sitemap, --add-urls: what became of each list (crawler.engine.seeds)
+    seeds: dict[str, SeedCounts] = field(default_factory=dict)
     extract_names: tuple[str, ...] = ()  # --extract's NAMEs: report columns after the rest
 
     def listed(self) -> Iterable[PageRecord]:
