@@ -147,6 +147,8 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.0)
     parser.add_argument("--report", choices=("json", "csv", "html"),
                         help="also write an audit report in this format")
+    parser.add_argument("--links", choices=("csv", "parquet"),
+                        help="also write the link graph (--links) in this format")
     parser.add_argument("--crawler", default=f"{sys.executable} -m crawler",
                         help="how to run the CLI")
     args = parser.parse_args()
@@ -162,7 +164,8 @@ def main() -> None:
     subprocess.run([binary, "-e", str(state / "error.log"), "-c", str(state / "nginx.conf"),
                     "-p", str(state)], check=True)
     time.sleep(0.3)
-    name = f"million-{args.pages}" + ("-report" if args.report else "")
+    name = (f"million-{args.pages}" + ("-report" if args.report else "")
+            + (f"-links-{args.links}" if args.links else ""))
     out = WORK / f"{name}-out"
     shutil.rmtree(out, ignore_errors=True)
     samples: list[tuple[float, int, float]] = []
@@ -171,6 +174,8 @@ def main() -> None:
                    str(out), "--concurrency", str(args.concurrency), "--quiet"]
         if args.report:
             command += ["--report", str(WORK / f"{name}.{args.report}")]
+        if args.links:
+            command += ["--links", str(WORK / f"{name}.{args.links}")]
         started = time.monotonic()
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         count, offset = 0, 0
@@ -189,14 +194,15 @@ def main() -> None:
         os.kill(int((state / "nginx.pid").read_text()), 15)
     stderr = process.stderr.read().decode() if process.stderr else ""
     cpu = usage.ru_utime + usage.ru_stime
-    result = {"pages": args.pages, "report": args.report, "concurrency": args.concurrency,
+    result = {"pages": args.pages, "report": args.report, "links": args.links,
+              "concurrency": args.concurrency,
               "latency_s": args.latency,
               "requests": count, "wall_s": round(wall, 1),
               "pages_per_s": round(count / wall, 1),
               "cpu_ms_per_request": round(cpu * 1000 / max(count, 1), 3),
               "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
               "code": os.waitstatus_to_exitcode(status), "stderr": stderr.strip()[-300:]}
-    table = WORK / f"{name}-rss.csv" if args.report else WORK / f"{name}.csv"
+    table = WORK / f"{name}-rss.csv" if args.report or args.links else WORK / f"{name}.csv"
     table.write_text("seconds,pages_served,rss_mb\n" + "".join(
         f"{t:.1f},{pages},{rss:.1f}\n" for t, pages, rss in samples))
     plot(samples, WORK / f"{name}.svg",

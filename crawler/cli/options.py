@@ -172,6 +172,10 @@ CRAWL_OPTIONS = [
                   help="Known URLs no link reaches (one a line): fetched once the links are "
                   "exhausted, listed if indexable, reported if refused; their links are "
                   "not followed."),
+    click.option("--links", "links_path", metavar="FILE.csv|FILE.parquet",
+                  help="Write the link graph: one row per link (source, target, anchor "
+                  "text, rel nofollow/ugc/sponsored, in scope, the target's status); "
+                  "Parquet needs the parquet extra."),
     click.option("--hreflang/--no-hreflang", default=True, show_default=True,
                   help="Write the hreflang alternates pages declare (verified: listed and "
                   "reciprocal) into the sitemap."),

@@ -33,6 +33,7 @@ from crawler.cli.failure import (
     Failure,
 )
 from crawler.cli.invocation import INVOCATION, how_to_resume
+from crawler.cli.link_graph import check_links_path, write_link_graph
 from crawler.cli.progress import CrawlDisplay
 from crawler.cli.report_files import (
     check_paths,
@@ -222,7 +223,10 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
 def _run(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
     """The crawl itself, its setup failures turned into exit codes; a worker given up
     on the way is said."""
+    check_links_path(config.links_path)
     result = _run_crawl(display, config)
+    if config.links_path is not None:
+        write_link_graph(Path(config.links_path), result)
     for why in result.workers_lost:
         failure.warn(f"{why}: killed, and its pages went to the other workers")
     return result

@@ -135,6 +135,7 @@ class CrawlConfig:
     from_sitemap: str | None = None
     follow: bool = True
     add_urls_file: str | None = None
+    links_path: str | None = None  # --links FILE.csv|FILE.parquet: the link graph
     # --header, --cookie, --auth: sent to the crawl's origin only; never shown
     credentials: Credentials = field(default_factory=Credentials)
     render: str = "never"  # --render never|auto|always

@@ -40,6 +40,7 @@ from crawler.frontier.job import Job
 from crawler.http.fetch import Fetcher
 from crawler.page.read import PageOutcome
 from crawler.render.browser import find_browser, require_playwright
+from crawler.store.link_spool import LinkSpool
 from crawler.store.live_sitemap import LiveSitemap
 from crawler.store.record_store import RecordStore
 from crawler.store.skipped_store import SkippedStore
@@ -91,6 +92,8 @@ async def crawl(
         find_browser(config.browser)
     result = CrawlResult(start_url=start)
     result.extract_names = tuple(rule.name for rule in config.extraction_rules())
+    if config.links_path is not None:
+        result.links = LinkSpool()
     # Past a threshold records and skipped URLs live on disk: peak memory stops
     # growing with the site (crawler.store.record_store, crawler.store.skipped_store).
     result.records = RecordStore()  # type: ignore[assignment]
@@ -373,6 +376,12 @@ class _Coordinator:
         books.keep_unlisted(record)
         books.keep(record)
         books.refer(outcome.links, outcome.anchors)
+        if self.result.links is not None:
+            clean = self.filters.clean  # targets spelled as the records are (--strip-param)
+            edges = ([(clean(target), text, rel) for target, text, rel in outcome.edges]
+                     or [(link, outcome.anchors.get(link, ""), "")  # a 304 replays its links
+                         for link in outcome.links])
+            self.result.links.add(record.url, edges, self.scope.contains)
         if self.adding is not None:
             self.adding.judged(record.url, record.verdict)
         if not self.config.follow or self.adding is not None:

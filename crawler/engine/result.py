@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from crawler.core.records import CrawlStats, PageRecord, SkippedUrl, Verdict
 from crawler.engine.seeds import SeedCounts
+from crawler.store.link_spool import LinkSpool
 from crawler.store.live_sitemap import LiveSitemap
 from crawler.store.referrers import Referrers
 
@@ -56,6 +57,7 @@ class CrawlResult:
     external_unchecked: int = 0
     # --urls, --from-sitemap, --add-urls: what became of each list (crawler.engine.seeds)
     seeds: dict[str, SeedCounts] = field(default_factory=dict)
+    links: LinkSpool | None = field(default=None, repr=False)  # --links: the graph, on disk
     extract_names: tuple[str, ...] = ()  # --extract's NAMEs: report columns after the rest
 
     def listed(self) -> Iterable[PageRecord]:

@@ -75,6 +75,8 @@ class SecretScrub:
             outcome.links = [link for link in outcome.links if link not in gone]
         outcome.anchors = {link: self.redact(text) for link, text in outcome.anchors.items()
                            if not self.carries(link)}
+        outcome.edges = [(target, self.redact(text), rel) for target, text, rel in outcome.edges
+                         if not self.carries(target)]
         for name in ("title", "detail", "canonical", "redirect_to", "refresh_to"):
             value = getattr(record, name)
             if value is not None and self.carries(value):

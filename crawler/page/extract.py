@@ -34,6 +34,10 @@ _LINK_HEADER = re.compile(r"<([^>]*)>((?:\s*;\s*[^;,]*)*)")
 _REL_PARAM = re.compile(r"""rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))""", re.IGNORECASE)
 _HREFLANG_PARAM = re.compile(r"""hreflang\s*=\s*(?:"([^"]*)"|([^\s;,]+))""", re.IGNORECASE)
 
+# the rel values the link graph reports: what search engines read of a link
+LINK_RELS = frozenset({"nofollow", "ugc", "sponsored"})
+MAX_EDGES = 5000  # link-graph rows a page gives; a page of 100,000 links is a trap
+
 
 @dataclass(slots=True)
 class PageFacts:
@@ -60,12 +64,16 @@ class PageFacts:
     page: Facts | None = None  # with anchors=True (audits): description, h1, words
     extracted: tuple[tuple[str, Any], ...] = ()  # --extract's (NAME, value)s
     structured: Structured | None = None  # with structured=True, when the page has any
+    # with edges=True (--links): every a/area link as (target, anchor text, rel values),
+    # nofollow ones too, in page order, the first MAX_EDGES
+    edges: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 def extract(
     html: str, page_url: str, token: str, *, fingerprint_ignoring: tuple[str, ...] | None = None,
     images: bool = False, anchors: bool = False, client_rendering: bool = False,
     fragments: bool = False, extractions: tuple[Rule, ...] = (), structured: bool = False,
+    edges: bool = False,
 ) -> PageFacts:
     """Read links, canonical, meta robots and meta refresh from a page.
 
@@ -93,6 +101,8 @@ def extract(
             if href is None:
                 continue
             rel = attrs.get("rel")
+            if edges and len(facts.edges) < MAX_EDGES:
+                _edge(facts.edges, resolve(href), node, attrs, rel)
             if rel and "nofollow" in rel.lower().split():
                 facts.nofollow_links += 1
                 continue
@@ -300,3 +310,13 @@ def canonical_from_link_headers(values: Iterable[str], page_url: str) -> str | N
                 if "canonical" in rels:
                     found.add(resolve_link(page_url, match.group(1).strip()))
     return found.pop() if len(found) == 1 else None
+
+
+def _edge(edges: list[tuple[str, str, str]], url: str | None, node: Any,
+          attrs: dict[str, str | None], rel: str | None) -> None:
+    """One row of the link graph: the rel values a crawler cares about, as written."""
+    if url is None:
+        return
+    text = " ".join((node.text(deep=True) or attrs.get("alt") or "").split())[:ANCHOR_CHARS]
+    kept = " ".join(value for value in (rel or "").lower().split() if value in LINK_RELS)
+    edges.append((url, text, kept))

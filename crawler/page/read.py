@@ -52,6 +52,8 @@ class PageOutcome:
     last_modified: str | None = None
     content_hash: bytes | None = None
     anchors: dict[str, str] = field(default_factory=dict)  # link -> anchor text (audits)
+    # --links: (target, anchor text, rel values) of each a/area link, nofollow ones too
+    edges: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 def targets(record: PageRecord) -> list[str]:
@@ -97,6 +99,7 @@ def read_page(
     render: str = "never",
     fragments: bool = False,
     extractions: tuple[Rule, ...] = (),
+    edges: bool = False,
 ) -> PageOutcome:
     """Turn one fetched URL into its record and onward URLs.
 
@@ -136,7 +139,7 @@ def read_page(
                 record.redirect_to = target
         elif response.body is not None:
             _read_html(response, token, outcome, fingerprint_ignoring, images, anchors,
-                       hreflang, render, fragments, extractions)
+                       hreflang, render, fragments, extractions, edges)
         elif mime_type(response.content_type) in documents:
             # a PDF can name its canonical only in a header (Google reads it there)
             record.canonical = canonical_from_link_headers(response.link, url)
@@ -182,12 +185,14 @@ def _read_html(
     render: str = "never",
     fragments: bool = False,
     extractions: tuple[Rule, ...] = (),
+    edges: bool = False,
 ) -> None:
     record = outcome.record
     html = decode_html(response.body or b"", response.content_type)
     facts = extract(html, record.url, token, fingerprint_ignoring=ignoring, images=images,
                     anchors=anchors, client_rendering=render == "auto", fragments=fragments,
-                    extractions=extractions, structured=anchors)
+                    extractions=extractions, structured=anchors, edges=edges)
+    outcome.edges = facts.edges
     if facts.page is not None:
         record.description, record.h1 = facts.page.description, facts.page.h1
         record.h1_count, record.word_count = facts.page.h1_count, facts.page.word_count
