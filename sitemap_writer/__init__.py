@@ -12,10 +12,12 @@ from sitemap_writer.entry import (
     MAX_SITEMAP_BYTES,
     MAX_URLS_PER_SITEMAP,
     SitemapEntry,
+    Video,
 )
 from sitemap_writer.errors import InvalidEntry, LimitError, OutputError, SitemapError
 from sitemap_writer.existing import published_url_count
 from sitemap_writer.index import INDEX_NAME
+from sitemap_writer.news import MAX_NEWS_URLS, NEWS_LANGUAGE, NEWS_NAME, NewsEntry
 from sitemap_writer.publish import ensure_output_dir, output_lock
 from sitemap_writer.reader import ReadSitemap, read_sitemap
 from sitemap_writer.robots_txt import with_sitemap_line
@@ -34,14 +36,19 @@ __all__ = [
     "INDEX_NAME",
     "MAX_IMAGES_PER_URL",
     "MAX_LOC_LENGTH",
+    "MAX_NEWS_URLS",
     "MAX_SITEMAP_BYTES",
     "MAX_URLS_PER_SITEMAP",
+    "NEWS_LANGUAGE",
+    "NEWS_NAME",
     "InvalidEntry",
     "LimitError",
+    "NewsEntry",
     "OutputError",
     "ReadSitemap",
     "SitemapEntry",
     "SitemapError",
+    "Video",
     "WriteResult",
     "ensure_output_dir",
     "normalize_base_url",

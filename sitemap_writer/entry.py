@@ -35,6 +35,43 @@ MAX_IMAGES_PER_URL = 1000
 HREFLANG = re.compile(r"x-default|[a-z]{2,3}(-[A-Z][a-z]{3})?(-([A-Z]{2}|[0-9]{3}))?")
 
 
+# Google's video sitemaps: <video:duration> "from 1 to 28800 (8 hours)" seconds
+MAX_VIDEO_SECONDS = 28_800
+VIDEO_TEXT_CHARS = {"title": 100, "description": 2048}  # Google's stated maxima
+
+
+@dataclass(frozen=True, slots=True)
+class Video:
+    """A ``<video:video>``: the elements Google's video sitemap page requires
+    (thumbnail, title, description, and a content or a player URL) and two it
+    recommends."""
+
+    thumbnail: str
+    title: str
+    description: str
+    content: str | None = None
+    player: str | None = None
+    duration: int | None = None  # seconds
+    published: datetime | None = None
+
+    def __post_init__(self) -> None:
+        _check_url("<video:thumbnail_loc>", self.thumbnail)
+        for name, most in VIDEO_TEXT_CHARS.items():
+            if not getattr(self, name).strip():
+                raise InvalidEntry(f"<video:{name}> must not be empty")
+            if len(getattr(self, name)) > most:
+                raise InvalidEntry(f"<video:{name}> is over {most} characters")
+        if self.content is None and self.player is None:
+            raise InvalidEntry("a video needs <video:content_loc> or <video:player_loc>")
+        for name, url in (("content_loc", self.content), ("player_loc", self.player)):
+            if url is not None:
+                _check_url(f"<video:{name}>", url)
+        if self.duration is not None and not 1 <= self.duration <= MAX_VIDEO_SECONDS:
+            raise InvalidEntry(f"<video:duration> must be 1 to {MAX_VIDEO_SECONDS} seconds")
+        if self.published is not None and self.published.tzinfo is None:
+            raise InvalidEntry("<video:publication_date> must be timezone-aware")
+
+
 @dataclass(frozen=True, slots=True)
 class SitemapEntry:
     """A ``<url>``: its location and, when known truthfully, its last modification;
@@ -47,6 +84,7 @@ class SitemapEntry:
     priority: float | None = None
     alternates: tuple[tuple[str, str], ...] = ()
     images: tuple[str, ...] = ()
+    videos: tuple[Video, ...] = ()
 
     def __post_init__(self) -> None:
         _check_url("<loc>", self.loc)

@@ -25,7 +25,8 @@ from pathlib import Path
 from sitemap_writer.errors import OutputError
 
 STAGING_PREFIX = ".sitemap-staging-"
-SHARD_FILE = re.compile(r"sitemap-\d{5}\.xml(\.gz)?")
+# the files a run writes and the next one prunes when it does not write them again
+SHARD_FILE = re.compile(r"sitemap-(\d{5}\.xml(\.gz)?|news\.xml)")
 FILE_MODE = 0o644
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 import io
 import zlib
 from dataclasses import dataclass, field
+from datetime import UTC
+from email.utils import parsedate_to_datetime
 from xml.etree.ElementTree import ParseError
 
 from defusedxml import DefusedXmlException
@@ -25,17 +27,30 @@ from sitemap_writer.entry import MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP
 
 NAMESPACE = "http://www.sitemaps.org/schemas/sitemap/0.9"
 _GZIP_MAGIC = b"\x1f\x8b"
+ATOM_NAMESPACES = ("http://www.w3.org/2005/Atom", "http://purl.org/atom/ns#")
+# Tags of the image and video extensions Google announced it no longer reads (Google
+# Search Central, "Simplifying sitemap extensions", 2022): still valid XML, but
+# whatever they say is ignored.
+DEPRECATED_TAGS = {
+    "http://www.google.com/schemas/sitemap-image/1.1": (
+        "image", ("caption", "title", "geo_location", "license")),
+    "http://www.google.com/schemas/sitemap-video/1.1": (
+        "video", ("category", "gallery_loc", "price", "tvshow")),
+}
+DEPRECATED_ATTRIBUTES = ("allow_embed", "autoplay")  # of <video:player_loc>
 
 
 @dataclass(slots=True)
 class ReadSitemap:
-    """What one sitemap file holds. ``kind``: ``urlset``, ``sitemapindex``, ``text``
-    or ``None`` (unreadable); ``entries``: (loc, lastmod as written) in file order —
-    for an index, the child sitemaps."""
+    """What one sitemap file holds. ``kind``: ``urlset``, ``sitemapindex``, ``text``,
+    ``rss``, ``atom`` or ``None`` (unreadable); ``entries``: (loc, lastmod) in file
+    order — for an index, the child sitemaps; a feed's dates are given in W3C
+    format. ``deprecated``: the tags Google no longer reads, and how often."""
 
     kind: str | None = None
     entries: list[tuple[str, str | None]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    deprecated: dict[str, int] = field(default_factory=dict)
 
 
 def read_sitemap(data: bytes) -> ReadSitemap:
@@ -109,6 +124,10 @@ def _read_xml(data: bytes, result: ReadSitemap) -> None:
                 depth += 1
                 if depth == 1:
                     root = name
+                    if name == "rss" or (name == "feed" and namespace.lstrip("{")
+                                         in ATOM_NAMESPACES):
+                        _read_feed(data, result, name)
+                        return
                     if name not in ("urlset", "sitemapindex"):
                         result.problems.append(
                             f"not-a-sitemap: the root element is <{name}>, not <urlset> "
@@ -123,6 +142,8 @@ def _read_xml(data: bytes, result: ReadSitemap) -> None:
                     item = name if name == wanted else None
                 continue
             depth -= 1
+            if depth >= 2 and item is not None and namespace:
+                _deprecated(namespace.lstrip("{"), name, element, result.deprecated)
             if depth == 2 and item is not None:
                 if name == "loc":
                     loc = (element.text or "").strip()
@@ -152,3 +173,72 @@ def _read_xml(data: bytes, result: ReadSitemap) -> None:
     if missing_loc:
         result.problems.append(f"missing-loc: {missing_loc} <{expected}> element(s) "
                                "without a <loc>")
+
+
+def _deprecated(namespace: str, name: str, element: object,
+                found: dict[str, int]) -> None:
+    known = DEPRECATED_TAGS.get(namespace)
+    if known is None:
+        return
+    prefix, names = known
+    if name in names:
+        tag = f"{prefix}:{name}"
+        found[tag] = found.get(tag, 0) + 1
+    elif prefix == "video" and name == "player_loc":
+        for attribute in DEPRECATED_ATTRIBUTES:
+            if attribute in element.attrib:  # type: ignore[attr-defined]
+                tag = f"video:player_loc@{attribute}"
+                found[tag] = found.get(tag, 0) + 1
+
+
+def _read_feed(data: bytes, result: ReadSitemap, root: str) -> None:
+    """RSS 2.0 and Atom 0.3/1.0 feeds, which the protocol accepts as sitemaps: an
+    item's (or entry's) link is the URL, its pubDate (updated, or Atom 0.3's
+    modified) its lastmod. A feed lists only recent URLs, which is what it is for."""
+    result.kind = "rss" if root == "rss" else "atom"
+    entry_tag = "item" if root == "rss" else "entry"
+    link: str | None = None
+    when: str | None = None
+    inside = False
+    try:
+        for event, element in iterparse(io.BytesIO(data), events=("start", "end"),
+                                        forbid_dtd=True):
+            name = element.tag.rpartition("}")[2]
+            if event == "start":
+                if name == entry_tag:
+                    inside, link, when = True, None, None
+                continue
+            if not inside:
+                continue
+            if name == "link" and link is None:
+                if root == "rss":
+                    link = (element.text or "").strip() or None
+                elif element.get("rel", "alternate") == "alternate":
+                    link = (element.get("href") or "").strip() or None
+            elif name == "pubDate" and root == "rss":
+                when = _rfc822_as_w3c((element.text or "").strip())
+            elif name in ("updated", "modified") and root != "rss" and when is None:
+                when = (element.text or "").strip() or None
+            elif name == entry_tag:
+                inside = False
+                if link and len(result.entries) <= MAX_URLS_PER_SITEMAP:
+                    result.entries.append((link, when))
+                element.clear()
+    except DefusedXmlException:
+        result.problems.append("invalid-xml: a DTD or entity declaration, which a sitemap "
+                               "may not carry")
+    except ParseError as exc:
+        result.problems.append(f"invalid-xml: {exc}")
+    if result.problems:
+        result.kind, result.entries = None, []
+
+
+def _rfc822_as_w3c(text: str) -> str | None:
+    """RSS's dates (RFC 822) in the W3C format the rest of the audit reads."""
+    try:
+        moment = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

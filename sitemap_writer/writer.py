@@ -9,6 +9,7 @@ from pathlib import Path
 from sitemap_writer.entry import MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP, SitemapEntry
 from sitemap_writer.errors import InvalidEntry, OutputError, SitemapError
 from sitemap_writer.index import INDEX_NAME, index_bytes
+from sitemap_writer.news import MAX_NEWS_URLS, NEWS_NAME, NewsEntry, news_bytes
 from sitemap_writer.publish import (
     SHARD_FILE,
     STAGING_PREFIX,
@@ -75,14 +76,18 @@ def write_sitemaps(
     alternates: bool = False,
     images: bool = False,
     stylesheet: str | None = None,
+    videos: bool = False,
+    news: list[NewsEntry] | None = None,
 ) -> WriteResult:
     """Write shards, the index and robots.txt into ``out_dir``, atomically.
 
     ``entries`` must be sorted by ``loc`` with no repeats (the caller owns
     the order; the writer streams and only checks it), and every ``loc`` must
     sit under ``base_url``'s directory, where the files will be served.
-    ``alternates`` and ``images`` declare the hreflang and image namespaces
-    on every shard (say so when any entry carries them). ``stylesheet`` is an
+    ``alternates``, ``images`` and ``videos`` declare the hreflang, image and
+    video namespaces on every shard (say so when any entry carries them).
+    ``news``: the articles of the News sitemap, written as ``sitemap-news.xml``
+    and named in the index; when there are none, an earlier one is removed. ``stylesheet`` is an
     XSL URL for ``<?xml-stylesheet?>``, or ``"builtin"``: our own
     ``sitemap.xsl``, written beside the sitemaps and named relatively (a
     browser applies only a stylesheet of the sitemap's own origin).
@@ -95,7 +100,7 @@ def write_sitemaps(
     out = Path(out_dir)
     try:
         return _write(entries, out, base, compressed, max_urls, max_bytes, robots_txt,
-                      write_robots, _Extras(alternates, images, stylesheet))
+                      write_robots, _Extras(alternates, images, stylesheet, videos), news or [])
     except OSError as exc:  # a full disk, mostly: the staging directory is gone already
         raise OutputError(f"cannot write the sitemaps into {out}: {exc.strerror or exc}; "
                           "previous output kept") from None
@@ -106,6 +111,7 @@ class _Extras:
     alternates: bool
     images: bool
     stylesheet: str | None
+    videos: bool = False
 
     @property
     def href(self) -> str | None:
@@ -114,10 +120,10 @@ class _Extras:
 
 def _write(entries: Iterable[SitemapEntry], out: Path, base: str, compressed: bool,
            max_urls: int, max_bytes: int, robots_txt: bytes | None,
-           write_robots: bool, extras: _Extras) -> WriteResult:
+           write_robots: bool, extras: _Extras, news: list[NewsEntry]) -> WriteResult:
     with staging(out) as stage:
         head = urlset_head(alternates=extras.alternates, images=extras.images,
-                           stylesheet=extras.href)
+                           videos=extras.videos, stylesheet=extras.href)
         shards = ShardWriter(stage, compressed=compressed, max_urls=max_urls,
                              max_bytes=max_bytes, head=head)
         previous = ""
@@ -133,8 +139,17 @@ def _write(entries: Iterable[SitemapEntry], out: Path, base: str, compressed: bo
         written = shards.close()
         if not written:
             raise SitemapError("no URL to write: a sitemap must hold at least one <url>")
-        write_file(stage / INDEX_NAME, index_bytes(written, base, extras.href))
+        named = list(written)
         names = [shard.name for shard in written]
+        if news:
+            for entry in news:
+                if not entry.loc.startswith(base):
+                    raise InvalidEntry(f"{entry.loc} is not under the base URL {base}")
+            write_file(stage / NEWS_NAME, news_bytes(news))
+            names.append(NEWS_NAME)
+            named.append(Shard(NEWS_NAME, min(len(news), MAX_NEWS_URLS),
+                               newest=max(entry.published for entry in news)))
+        write_file(stage / INDEX_NAME, index_bytes(named, base, extras.href))
         if extras.stylesheet == BUILTIN:
             write_file(stage / STYLESHEET_NAME, BUILTIN_XSL)
             names.append(STYLESHEET_NAME)

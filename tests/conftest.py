@@ -127,14 +127,18 @@ class Written:
         return [loc for loc, _ in self.urls]
 
 
-def read_sitemaps(out: Path, base_url: str, *, extensions: bool = False) -> Written:
+def read_sitemaps(out: Path, base_url: str, *, extensions: bool = False,
+                  videos: bool = False) -> Written:
     """Parse and XSD-validate the index and every shard it names (with ``extensions``,
-    against the schema that checks hreflang and image elements too)."""
+    against the schema that checks hreflang and image elements too; with ``videos``,
+    video elements as well). A News sitemap the index names is left to its own test."""
     index_schema = _schema("siteindex")
-    urlset_schema = _schema("sitemap-extensions" if extensions else "sitemap")
+    urlset_schema = _schema("sitemap-video-set" if videos else
+                            "sitemap-extensions" if extensions else "sitemap")
     index = etree.fromstring((out / "sitemap_index.xml").read_bytes())
     index_schema.assertValid(index)
-    index_locs = [el.text for el in index.findall("sm:sitemap/sm:loc", NS)]
+    index_locs = [el.text for el in index.findall("sm:sitemap/sm:loc", NS)
+                  if not el.text.endswith("/sitemap-news.xml")]
     urls: list[tuple[str, str | None]] = []
     counts: list[int] = []
     written = Written(index_locs, urls, counts)

@@ -2,8 +2,9 @@
 
 A site is a folder under ``fixtures/sites/``. Files are served as they are
 (``{{PORT}}`` in a body becomes the server's port, so a page can link to
-``localhost`` on the same port). An optional ``_routes.json`` maps a path
-(with its query, if any) to what to answer instead or in addition::
+``localhost`` on the same port; ``{{HOURS_AGO:N}}`` a date-time N hours ago).
+An optional ``_routes.json`` maps a path (with its query, if any) to what to
+answer instead or in addition::
 
     {"/old": {"status": 301, "headers": {"Location": "/new"}},
      "/page.html": {"headers": {"Last-Modified": "Wed, 21 Oct 2015 07:28:00 GMT"}},
@@ -21,11 +22,13 @@ import gzip
 import hashlib
 import json
 import mimetypes
+import re
 import ssl
 import threading
 import time
 import urllib.parse
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -117,8 +120,16 @@ def _file(site: SiteServer, path: str) -> Path | None:
     return None
 
 
+_HOURS_AGO = re.compile(rb"\{\{HOURS_AGO:(\d+)\}\}")
+
+
 def _ports(site: SiteServer, body: bytes) -> bytes:
-    return body.replace(b"{{PORT}}", str(site.port).encode())
+    """``{{PORT}}``: the server's port; ``{{HOURS_AGO:N}}``: that moment as an ISO 8601
+    date-time (UTC), so a page can be "published yesterday" whenever the test runs."""
+    body = body.replace(b"{{PORT}}", str(site.port).encode())
+    now = datetime.now(UTC).replace(microsecond=0)
+    return _HOURS_AGO.sub(lambda match: (now - timedelta(hours=int(match[1]))).isoformat()
+                          .encode(), body)
 
 
 def load_site(site: str | Path, routes: dict[str, dict[str, Any]] | None = None) -> SiteServer:

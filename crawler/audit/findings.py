@@ -49,6 +49,7 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
     no_h1: list[dict] = []
     many_h1: list[dict] = []
     structured: list[dict] = []
+    videos: list[dict] = []
     noindex: list[dict] = []
     rendering = RenderFindings()
     # (target, fragment) -> [how many pages link there, the first five of them]
@@ -87,6 +88,8 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
                 missing_titles.append({"url": url, "problem": "missing-title"})
             elif record.title == "":
                 empty_titles.append({"url": url, "problem": "empty-title"})
+        if record.video_problems and verdict is Verdict.LISTED:
+            videos.append({"url": url, "problems": list(record.video_problems)})
         if record.structured_errors:
             structured.append({"url": url, "types": list(record.structured_types),
                                "errors": list(record.structured_errors)})
@@ -108,6 +111,7 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
         "missing-h1": no_h1,
         "multiple-h1": many_h1,
         "structured-data-errors": structured,
+        "incomplete-videos": videos,
         **_external(result, where),
         "broken-fragments": _broken_fragments(pointing, records, result),
         **live_findings(result, records, skipped),

@@ -32,7 +32,7 @@ _DAY_SLACK = timedelta(hours=14)
 
 def live_findings(result: CrawlResult, records: RecordStore, skipped: SkippedStore,
                   now: datetime | None = None) -> dict[str, list[dict]]:
-    """The five findings of ``--compare-sitemap``; empty lists when it was not asked.
+    """The findings of ``--compare-sitemap``; empty lists when it was not asked.
     ``records`` and ``skipped``: the crawl's, as the other findings read them."""
     live = result.live_sitemap
     if live is None:
@@ -47,6 +47,8 @@ def live_findings(result: CrawlResult, records: RecordStore, skipped: SkippedSto
                                  if record.url not in live.entries] if live.readable else [],
         "sitemap-lastmod": _lastmods(result, records, now),
         "sitemap-errors": _errors(result),
+        "deprecated-sitemap-tags": [{"sitemap": file.url, "tags": dict(sorted(
+            file.deprecated.items()))} for file in live.files if file.deprecated],
     }
 
 

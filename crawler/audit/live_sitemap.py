@@ -34,9 +34,10 @@ REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
 
 class ParsedSitemap(Protocol):
-    kind: str | None  # urlset, sitemapindex, text, or None when unreadable
+    kind: str | None  # urlset, sitemapindex, text, rss, atom, or None when unreadable
     entries: list[tuple[str, str | None]]  # (loc, lastmod as written)
     problems: list[str]
+    deprecated: dict[str, int]  # tags Google no longer reads, and how often
 
 
 SitemapParser = Callable[[bytes], ParsedSitemap]
@@ -124,6 +125,7 @@ class _Reader:
         parsed = self.parse(body)
         file.kind = parsed.kind
         file.problems += parsed.problems
+        file.deprecated = dict(parsed.deprecated)
         file.entries = len(parsed.entries)
         if parsed.kind == "sitemapindex":
             return file, [link for loc, _lastmod in parsed.entries

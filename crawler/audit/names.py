@@ -5,13 +5,13 @@ without importing the audit (and the HTTP stack under its live-sitemap reader).
 """
 
 LIVE_FINDINGS = ("non-indexable-in-sitemap", "orphans", "missing-from-sitemap",
-                 "sitemap-lastmod", "sitemap-errors")
+                 "sitemap-lastmod", "sitemap-errors", "deprecated-sitemap-tags")
 # --check-external (on in audits): links that leave the crawl, and their origins' certificates
 EXTERNAL_FINDINGS = ("broken-external-links", "redirected-external-links",
                      "expiring-certificates", "broken-fragments")
 # what pages say of themselves (read for every audit)
 PAGE_FINDINGS = ("missing-descriptions", "duplicate-descriptions", "missing-h1", "multiple-h1",
-                 "structured-data-errors")
+                 "structured-data-errors", "incomplete-videos")
 # --render: what JavaScript changed (crawler.audit.render_findings)
 RENDER_FINDINGS = ("rendered-links", "render-changes", "render-errors")
 FINDINGS = ("broken-links", "redirected-links", "duplicates", "canonical-problems", "titles",

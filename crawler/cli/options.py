@@ -182,6 +182,10 @@ CRAWL_OPTIONS = [
     click.option("--images", is_flag=True,
                   help="List each page's images (img src, the largest srcset candidate, "
                   "picture sources) with the image sitemap extension."),
+    click.option("--videos", is_flag=True,
+                  help="List each page's videos (JSON-LD/Microdata VideoObject and <video> "
+                  "elements) with the video sitemap extension; ones missing a thumbnail, "
+                  "title, description or file are left out and reported."),
     click.option("--documents", multiple=True, metavar="EXT[,EXT…]",
                   help="List in-scope links to these document types (pdf, docx, …) when they "
                   "answer 200 with that content type; asked for with HEAD, never downloaded."),
@@ -252,6 +256,10 @@ SITEMAP_OPTIONS = [
     click.option("--priority", multiple=True, metavar="PATTERN=0.8|depth",
                   help="<priority> by rule, first match winning, or 'depth': 1.0 at START_URL, "
                   "0.1 less a level (repeatable)."),
+    click.option("--news", metavar="NAME=LANG",
+                  help="Also write sitemap-news.xml (named in the index): the listed articles "
+                  "published in the last two days (article:published_time or JSON-LD "
+                  "datePublished), for the publication NAME in language LANG."),
     click.option("--drop-duplicates", is_flag=True,
                   help="List one page of each group with identical content (fewest path "
                   "segments, then shortest URL); the report names the others duplicate-of."),

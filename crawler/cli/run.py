@@ -13,6 +13,7 @@ import time
 import traceback
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,15 @@ from crawler.cli.report_files import (
     write_reports,
 )
 from crawler.cli.signals import TermAsInterrupt
-from crawler.cli.sitemaps import base_url_for, print_summary, seed_lines, sitemap_entries, survey
+from crawler.cli.sitemaps import (
+    base_url_for,
+    news_entries,
+    parse_news,
+    print_summary,
+    seed_lines,
+    sitemap_entries,
+    survey,
+)
 from crawler.cli.wiring import crawl_config, findings_named, live_reader
 from crawler.config import (
     CrawlConfig,
@@ -58,8 +67,10 @@ from sitemap_writer import (
     BUILTIN_STYLESHEET as BUILTIN,
 )
 from sitemap_writer import (
+    MAX_NEWS_URLS,
     MAX_SITEMAP_BYTES,
     MAX_URLS_PER_SITEMAP,
+    NEWS_NAME,
     OutputError,
     SitemapEntry,
     ensure_output_dir,
@@ -112,8 +123,11 @@ def _crawl_and_write(
     hreflang_external: bool,
     stylesheet: str | None,
     drop_duplicates: bool,
+    news: str | None = None,
     **crawl_options: Any,
 ) -> int:
+    publication = parse_news(news)
+    crawl_options["news"] = publication is not None
     check_reports(report_files)
     check_paths(report_files, crawl_options.get("state_path"), out_dir)
     if crawl_options.get("compare_sitemap") not in (None, "off") and not report_files:
@@ -147,7 +161,7 @@ def _crawl_and_write(
             return _crawl_locked(display, config, quiet=quiet, out_dir=out_dir, base=base,
                                  max_urls=max_urls_per_sitemap, max_bytes=max_bytes_per_sitemap,
                                  compressed=compressed, report_files=report_files,
-                                 allow_shrink=allow_shrink,
+                                 allow_shrink=allow_shrink, publication=publication,
                                  extras=_Extras(scope, hreflang_external, stylesheet,
                                                 drop_duplicates))
     except OutputError as exc:
@@ -166,7 +180,8 @@ class _Extras:
 
 def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, out_dir: Path,
                   base: str, max_urls: int, max_bytes: int, compressed: bool,
-                  report_files: tuple[Path, ...], allow_shrink: bool, extras: _Extras) -> int:
+                  report_files: tuple[Path, ...], allow_shrink: bool, extras: _Extras,
+                  publication: tuple[str, str] | None = None) -> int:
     """Crawl, then publish; runs while this process holds the output directory."""
     started = time.monotonic()
     result = _run(display, config)
@@ -187,11 +202,14 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
     if spilled:
         # Records on disk: one pass to count and see what the shards declare, one
         # to write; the entries are never all in memory.
-        count, has_alternates, has_images = survey(sitemap_entries(listed, alternates, hints))
+        count, has_alternates, has_images, has_videos = survey(
+            sitemap_entries(listed, alternates, hints))
         entries = sitemap_entries(listed, alternates, hints)
     else:
         entries = list(sitemap_entries(listed, alternates, hints))
-        count, has_alternates, has_images = survey(entries)
+        count, has_alternates, has_images, has_videos = survey(entries)
+    articles = (news_entries(listed, publication, datetime.now(UTC))
+                if publication is not None else None)
     if not count:
         from crawler.audit.report import explain_empty  # only when nothing is listed
 
@@ -206,8 +224,8 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
         entries, out_dir=out_dir, base_url=base, compressed=compressed,
         max_urls=max_urls, max_bytes=max_bytes, robots_txt=result.robots_txt,
         write_robots=result.robots_txt_withheld is None,
-        alternates=has_alternates, images=has_images,
-        stylesheet=extras.stylesheet,
+        alternates=has_alternates, images=has_images, videos=has_videos,
+        stylesheet=extras.stylesheet, news=articles,
     )
     if config.state_path is not None:
         mark_published(Path(config.state_path))
@@ -216,6 +234,11 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
               f"'Sitemap: {written.index_url}' to it yourself (any other robots.txt in "
               f"{out_dir} was left as it was)")
     if not quiet:
+        if articles is not None:
+            display.console.print(f"News sitemap: {min(len(articles), MAX_NEWS_URLS)} "
+                                  "article(s) of the last two days"
+                                  + (f" in {NEWS_NAME}" if articles else
+                                     f" ({NEWS_NAME} not written)"), markup=False)
         print_summary(display, result, written, time.monotonic() - started, out_dir)
     return EXIT_OK
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from crawler.cli.failure import EXIT_USAGE, Failure
@@ -15,12 +16,19 @@ from crawler.urls.scope import Scope
 from sitemap_writer import (
     MAX_IMAGES_PER_URL,
     MAX_LOC_LENGTH,
+    NEWS_LANGUAGE,
+    NEWS_NAME,
     InvalidEntry,
+    NewsEntry,
     SitemapEntry,
     SitemapError,
+    Video,
     WriteResult,
     normalize_base_url,
 )
+
+NEWS_WINDOW = timedelta(days=2)  # Google News: "articles published in the last two days"
+CLOCK_SKEW = timedelta(minutes=10)  # a publication time a little ahead of ours still counts
 
 
 def base_url_for(base_url: str | None, scope: Scope) -> str:
@@ -51,18 +59,64 @@ def sitemap_entries(records: Iterable[PageRecord],
                                changefreq=hints.changefreq(record),
                                priority=hints.priority(record),
                                alternates=alternates.get(record.url, ()),
-                               images=valid_images(record.images or ()))
+                               images=valid_images(record.images or ()),
+                               videos=valid_videos(record.videos))
         except InvalidEntry:
             continue  # refused rather than published; the report still lists the page
 
 
-def survey(entries: Iterable[SitemapEntry]) -> tuple[int, bool, bool]:
-    """How many entries, and whether any carries alternates, or images."""
-    count, has_alternates, has_images = 0, False, False
+def survey(entries: Iterable[SitemapEntry]) -> tuple[int, bool, bool, bool]:
+    """How many entries, and whether any carries alternates, images or videos."""
+    count, has_alternates, has_images, has_videos = 0, False, False, False
     for count, entry in enumerate(entries, 1):  # noqa: B007 - the count is the point
         has_alternates = has_alternates or bool(entry.alternates)
         has_images = has_images or bool(entry.images)
-    return count, has_alternates, has_images
+        has_videos = has_videos or bool(entry.videos)
+    return count, has_alternates, has_images, has_videos
+
+
+def valid_videos(videos: tuple[tuple[object, ...], ...] | None) -> tuple[Video, ...]:
+    """The videos a sitemap may carry: each one the writer accepts (the crawl left out
+    those missing a required field and said so; this drops what the writer refuses)."""
+    kept = []
+    for thumbnail, title, description, content, player, duration, published in videos or ():
+        try:
+            kept.append(Video(thumbnail, title, description, content, player,  # type: ignore[arg-type]
+                              duration,  # type: ignore[arg-type]
+                              datetime.fromisoformat(published) if published else None))  # type: ignore[arg-type]
+        except (InvalidEntry, TypeError, ValueError):
+            continue
+    return tuple(kept)
+
+
+def news_entries(records: Iterable[PageRecord], publication: tuple[str, str],
+                 now: datetime) -> list[NewsEntry]:
+    """The listed articles published in the last two days (Google News reads no
+    older ones), newest first; an article older than that leaves the file."""
+    name, language = publication
+    found = []
+    for record in records:
+        published = record.published
+        if published is None or not now - NEWS_WINDOW <= published <= now + CLOCK_SKEW:
+            continue
+        try:
+            found.append(NewsEntry(record.url, name, language, published,
+                                   record.headline or record.title or ""))
+        except InvalidEntry:
+            continue
+    return found
+
+
+def parse_news(value: str | None) -> tuple[str, str] | None:
+    """--news NAME=LANG: the publication's name as Google News shows it, and its
+    language; refused with one line before any request."""
+    if value is None:
+        return None
+    name, equals, language = value.rpartition("=")
+    if not equals or not name.strip() or not NEWS_LANGUAGE.fullmatch(language.strip()):
+        raise Failure(f"--news {value!r} must be NAME=LANG: the publication's name and an "
+                      "ISO 639 language code (en, fr, zh-cn, zh-tw)", EXIT_USAGE)
+    return name.strip(), language.strip()
 
 
 def valid_images(images: tuple[str, ...]) -> tuple[str, ...]:
@@ -99,6 +153,10 @@ def print_summary(display: CrawlDisplay, result: CrawlResult, written: WriteResu
     stats = result.stats
     for line in seed_lines(result):
         display.console.print(line, markup=False)
+    if stats.videos_left_out:
+        display.console.print(f"{stats.videos_left_out} video(s) left out of the sitemap: a "
+                              "thumbnail, title, description or file missing (--report: "
+                              "incomplete-videos)", markup=False)
     asked, used = result.crawl_delay_asked, result.crawl_delay_used
     if asked is not None and used is not None and used < asked:
         display.console.print(f"robots.txt Crawl-delay {asked:g} s capped at {used:g} s "
@@ -108,7 +166,8 @@ def print_summary(display: CrawlDisplay, result: CrawlResult, written: WriteResu
             f"worker processes added at page {result.workers_added_at}: the crawl was large "
             "and CPU-bound (--workers auto)", markup=False)
     rate = stats.fetched / elapsed if elapsed > 0 else 0.0
-    changed = [name for name in written.published.changed if name.startswith("sitemap-")]
+    changed = [name for name in written.published.changed
+               if name.startswith("sitemap-") and name != NEWS_NAME]
     display.console.print(
         f"crawled {stats.fetched} pages in {elapsed:.1f}s ({rate:.0f} pages/s, "
         f"{stats.not_modified} not modified): {written.url_count} listed, "

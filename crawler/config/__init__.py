@@ -136,6 +136,8 @@ class CrawlConfig:
     follow: bool = True
     add_urls_file: str | None = None
     links_path: str | None = None  # --links FILE.csv|FILE.parquet: the link graph
+    news: bool = False  # --news: read when articles were published, for the News sitemap
+    videos: bool = False  # --videos: read each page's videos for the video sitemap
     # --header, --cookie, --auth: sent to the crawl's origin only; never shown
     credentials: Credentials = field(default_factory=Credentials)
     render: str = "never"  # --render never|auto|always

@@ -100,6 +100,14 @@ class PageRecord:
     # what is wrong with it (crawler.page.structured_data)
     structured_types: tuple[str, ...] = ()
     structured_errors: tuple[str, ...] = ()
+    # --news: when the article was published (UTC) and its headline
+    # (crawler.page.news_video); --videos: its complete videos as tuples of
+    # crawler.page.news_video.VIDEO_FIELDS, and what the incomplete ones lack (None:
+    # not looked for)
+    published: datetime | None = None
+    headline: str | None = None
+    videos: tuple[tuple[object, ...], ...] | None = None
+    video_problems: tuple[str, ...] = ()
 
 
 # The columns of a report's rows (crawler.audit.report), in CSV order; an --extract NAME
@@ -132,4 +140,5 @@ class CrawlStats:
     in_flight: int = 0
     listed: int = 0
     errors: int = 0
+    videos_left_out: int = 0  # --videos: incomplete videos, not written
     skipped: int = 0

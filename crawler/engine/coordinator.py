@@ -382,6 +382,8 @@ class _Coordinator:
                      or [(link, outcome.anchors.get(link, ""), "")  # a 304 replays its links
                          for link in outcome.links])
             self.result.links.add(record.url, edges, self.scope.contains)
+        if record.video_problems and record.verdict is Verdict.LISTED:
+            self.result.stats.videos_left_out += len(record.video_problems)
         if self.adding is not None:
             self.adding.judged(record.url, record.verdict)
         if not self.config.follow or self.adding is not None:

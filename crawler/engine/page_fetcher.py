@@ -111,7 +111,8 @@ class PageFetcher:
                             self.config.images, self.documents, self.config.audit,
                             self.config.hreflang, "never" if rendered else self.config.render,
                             self.config.check_fragments, self.rules,
-                            self.config.links_path is not None)
+                            self.config.links_path is not None, self.config.news,
+                            self.config.videos)
         # a page about to be rendered keeps every link: they are compared with the DOM's
         if (self.sent is not None and outcome.links and not rendered
                 and not wants_render(outcome.record)):

@@ -14,6 +14,7 @@ import re
 import urllib.parse
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser
@@ -21,7 +22,8 @@ from selectolax.lexbor import LexborHTMLParser
 from crawler.page.client_rendered import client_rendered
 from crawler.page.custom_extract import Rule, extract_values
 from crawler.page.fingerprint import fingerprint
-from crawler.page.page_facts import Facts, page_facts
+from crawler.page.news_video import Video, article_facts, page_videos
+from crawler.page.page_facts import Facts, meta_description, page_facts
 from crawler.page.structured_data import Structured, has_structured_data, read_structured
 from crawler.urls.normalize import PageLinks, resolve_link
 from crawler.urls.robots import Directives, meta_directives
@@ -67,13 +69,19 @@ class PageFacts:
     # with edges=True (--links): every a/area link as (target, anchor text, rel values),
     # nofollow ones too, in page order, the first MAX_EDGES
     edges: list[tuple[str, str, str]] = field(default_factory=list)
+    # with news=True: when the article was published, and its headline
+    published: datetime | None = None
+    headline: str | None = None
+    # with videos=True: its complete videos, and what the incomplete ones lack
+    videos: list[Video] = field(default_factory=list)
+    video_problems: list[str] = field(default_factory=list)
 
 
 def extract(
     html: str, page_url: str, token: str, *, fingerprint_ignoring: tuple[str, ...] | None = None,
     images: bool = False, anchors: bool = False, client_rendering: bool = False,
     fragments: bool = False, extractions: tuple[Rule, ...] = (), structured: bool = False,
-    edges: bool = False,
+    edges: bool = False, news: bool = False, videos: bool = False,
 ) -> PageFacts:
     """Read links, canonical, meta robots and meta refresh from a page.
 
@@ -148,10 +156,8 @@ def extract(
     facts.directives = meta_directives(robots)
     if refresh is not None:
         _follow_refresh(refresh, base, facts, seen)
-    if structured and has_structured_data(tree):  # before the fingerprint drops scripts
+    if (structured or news or videos) and has_structured_data(tree):
         facts.structured = read_structured(html, page_url)
-    if fingerprint_ignoring is not None:
-        facts.content_hash = fingerprint(tree, fingerprint_ignoring)
     if images:
         facts.images = page_images(tree, base)
     for node in tree.tags("title"):
@@ -165,6 +171,13 @@ def extract(
         facts.page = page_facts(tree)
     if extractions:
         facts.extracted = extract_values(extractions, tree, html)
+    if news:
+        facts.published, facts.headline = article_facts(facts.structured, facts.title)
+    if videos:
+        facts.videos, facts.video_problems = page_videos(
+            tree, facts.structured, base, facts.title, meta_description(tree))
+    if fingerprint_ignoring is not None:  # last: it takes noise out of the tree
+        facts.content_hash = fingerprint(tree, fingerprint_ignoring)
     return facts
 
 

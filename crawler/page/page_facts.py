@@ -25,13 +25,16 @@ class Facts:
     word_count: int
 
 
-def page_facts(tree: LexborHTMLParser) -> Facts:
-    description = None
+def meta_description(tree: LexborHTMLParser) -> str | None:
     for node in tree.tags("meta"):
         attrs = node.attributes
         if (attrs.get("name") or "").strip().lower() == "description":
-            description = " ".join((attrs.get("content") or "").split())[:DESCRIPTION_CHARS]
-            break
+            return " ".join((attrs.get("content") or "").split())[:DESCRIPTION_CHARS]
+    return None
+
+
+def page_facts(tree: LexborHTMLParser) -> Facts:
+    description = meta_description(tree)
     headings = tree.tags("h1")
     h1 = " ".join((headings[0].text(deep=True) or "").split())[:H1_CHARS] if headings else None
     words = 0

@@ -100,6 +100,8 @@ def read_page(
     fragments: bool = False,
     extractions: tuple[Rule, ...] = (),
     edges: bool = False,
+    news: bool = False,
+    videos: bool = False,
 ) -> PageOutcome:
     """Turn one fetched URL into its record and onward URLs.
 
@@ -139,7 +141,7 @@ def read_page(
                 record.redirect_to = target
         elif response.body is not None:
             _read_html(response, token, outcome, fingerprint_ignoring, images, anchors,
-                       hreflang, render, fragments, extractions, edges)
+                       hreflang, render, fragments, extractions, edges, news, videos)
         elif mime_type(response.content_type) in documents:
             # a PDF can name its canonical only in a header (Google reads it there)
             record.canonical = canonical_from_link_headers(response.link, url)
@@ -186,17 +188,23 @@ def _read_html(
     fragments: bool = False,
     extractions: tuple[Rule, ...] = (),
     edges: bool = False,
+    news: bool = False,
+    videos: bool = False,
 ) -> None:
     record = outcome.record
     html = decode_html(response.body or b"", response.content_type)
     facts = extract(html, record.url, token, fingerprint_ignoring=ignoring, images=images,
                     anchors=anchors, client_rendering=render == "auto", fragments=fragments,
-                    extractions=extractions, structured=anchors, edges=edges)
+                    extractions=extractions, structured=anchors, edges=edges, news=news,
+                    videos=videos)
     outcome.edges = facts.edges
     if facts.page is not None:
         record.description, record.h1 = facts.page.description, facts.page.h1
         record.h1_count, record.word_count = facts.page.h1_count, facts.page.word_count
     record.extracted = facts.extracted
+    record.published, record.headline = facts.published, facts.headline
+    if videos:
+        record.videos, record.video_problems = tuple(facts.videos), tuple(facts.video_problems)
     if facts.structured is not None:
         record.structured_types = facts.structured.types
         record.structured_errors = facts.structured.errors

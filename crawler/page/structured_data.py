@@ -54,7 +54,7 @@ def has_structured_data(tree: LexborHTMLParser) -> bool:
         if (node.attributes.get("type") or "").strip().lower() == LD_JSON:
             return True
     for node in tree.tags("meta"):
-        if (node.attributes.get("property") or "").startswith("og:"):
+        if (node.attributes.get("property") or "").startswith(("og:", "article:")):
             return True
     return tree.css_first("[itemscope]") is not None
 
@@ -77,7 +77,7 @@ def read_structured(html: str, page_url: str) -> Structured:
     for item in items:  # the types a page declares are its items', not their parts'
         for name in _types(item):
             types.setdefault(name, None)
-        for node in _typed_nodes(item):
+        for node in typed_nodes(item):
             _check(node, errors)
     if opengraph:
         types.setdefault(f"og:{opengraph.get('og:type') or 'website'}", None)
@@ -182,7 +182,7 @@ def _types(node: dict[str, Any]) -> list[str]:
     return [_SCHEMA_PREFIX.sub("", name) for name in kinds if isinstance(name, str) and name]
 
 
-def _typed_nodes(value: Any) -> Iterator[dict[str, Any]]:
+def typed_nodes(value: Any) -> Iterator[dict[str, Any]]:
     """Every object with an ``@type`` in an item, nested ones included (a Product's
     offers, a FAQPage's questions and their answers)."""
     stack = [value]

@@ -21,6 +21,8 @@ class SitemapFile:
     kind: str | None = None
     entries: int = 0
     problems: list[str] = field(default_factory=list)
+    # image and video tags Google no longer reads, and how often (sitemap_writer.reader)
+    deprecated: dict[str, int] = field(default_factory=dict)
     # every entry (SAME_LASTMOD_AT_LEAST or more) carries this one lastmod: a build date
     same_lastmod: str | None = None
 

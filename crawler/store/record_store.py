@@ -41,7 +41,8 @@ Grouping = Literal["fingerprint", "html_title", "html_description"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
-_DATES = tuple(i for i, name in enumerate(_FIELDS) if name in ("lastmod", "last_modified"))
+_DATES = tuple(i for i, name in enumerate(_FIELDS) if name in ("lastmod", "last_modified",
+                                                                "published"))
 _ERROR, _VERDICT = _FIELDS.index("error"), _FIELDS.index("verdict")
 _MARSHALLED, _PICKLED = b"m", b"p"
 _VERDICTS = {verdict.value: verdict for verdict in Verdict}  # 10x faster than Verdict(v)

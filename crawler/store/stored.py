@@ -74,14 +74,20 @@ def epoch(moment: datetime | None) -> int | None:
 
 # what pages.facts keeps of a record (schema 5)
 FACTS = ("description", "h1", "h1_count", "word_count", "extracted", "render_why", "rendered",
-         "raw_links", "render_notes", "structured_types", "structured_errors")
+         "raw_links", "render_notes", "structured_types", "structured_errors",
+         "published", "headline", "videos", "video_problems")
 
 
 def facts_json(record: PageRecord) -> str | None:
     """What the page said of itself and how it was read, for a 304 to replay."""
-    values = [getattr(record, name) for name in FACTS]
-    if values[3] is None and not record.extracted and record.render_why is None:
-        return None  # neither an audit nor --extract nor --render: nothing to keep
+    values: list[object] = [getattr(record, name) for name in FACTS]
+    published = FACTS.index("published")
+    if record.published is not None:
+        values[published] = record.published.isoformat()
+    if (values[3] is None and not record.extracted and record.render_why is None
+            and record.published is None and record.headline is None
+            and record.videos is None):
+        return None  # neither an audit nor --extract, --render, --news, --videos: nothing
     return json.dumps(values, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -89,8 +95,12 @@ def read_facts(record: PageRecord, text: str) -> None:
     values = dict(zip(FACTS, json.loads(text), strict=False))
     values["extracted"] = tuple((name, value) for name, value in values.get("extracted") or ())
     values["render_notes"] = tuple(tuple(note) for note in values.get("render_notes") or ())
-    for name in ("structured_types", "structured_errors"):
+    for name in ("structured_types", "structured_errors", "video_problems"):
         values[name] = tuple(values.get(name) or ())
+    if values.get("videos") is not None:
+        values["videos"] = tuple(tuple(video) for video in values["videos"])
+    if values.get("published") is not None:
+        values["published"] = datetime.fromisoformat(values["published"])
     for name, value in values.items():
         setattr(record, name, value)
 

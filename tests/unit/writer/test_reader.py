@@ -45,8 +45,10 @@ def test_broken_and_hostile_files_are_named_problems() -> None:
         .problems[0].startswith("invalid-xml")
     assert read_sitemap(b"<!DOCTYPE html><html><body>Not found</body></html>").problems == [
         "not-a-sitemap: an HTML page, not a sitemap"]
-    assert read_sitemap(b"<?xml version='1.0'?><rss><channel/></rss>").problems[0].startswith(
-        "not-a-sitemap: the root element is <rss>")
+    assert read_sitemap(b"<?xml version='1.0'?><opml><body/></opml>").problems[0].startswith(
+        "not-a-sitemap: the root element is <opml>")
+    empty_feed = read_sitemap(b"<?xml version='1.0'?><rss><channel/></rss>")
+    assert (empty_feed.kind, empty_feed.entries) == ("rss", [])
     assert read_sitemap(b"Page not found").problems[0].startswith("not-a-sitemap")
     assert read_sitemap(b"\x1f\x8b\x08garbage").problems[0].startswith("invalid-gzip")
     assert read_sitemap(gzip.compress(_urlset("https://e.test/a"))[:-12]).problems[0]\
@@ -75,3 +77,40 @@ def test_the_protocols_limits() -> None:
     assert len(bomb) < 100_000
     parsed = read_sitemap(bomb)
     assert parsed.entries == [] and parsed.problems[0].startswith("too-large")
+
+
+def test_rss_and_atom_feeds_give_their_links_and_dates() -> None:
+    rss = read_sitemap(b'<?xml version="1.0"?><rss version="2.0"><channel><link>https://e.com/'
+                       b'</link><item><link> https://e.com/a </link><pubDate>Tue, 24 Nov 2026 '
+                       b'08:00:00 +0100</pubDate></item><item><title>no link</title></item>'
+                       b'<item><link>https://e.com/b</link><pubDate>not a date</pubDate></item>'
+                       b'</channel></rss>')
+    assert (rss.kind, rss.entries, rss.problems) == (
+        "rss", [("https://e.com/a", "2026-11-24T07:00:00Z"), ("https://e.com/b", None)], [])
+    atom = read_sitemap(b'<feed xmlns="http://www.w3.org/2005/Atom"><link href="https://e.com/"/>'
+                        b'<entry><link rel="enclosure" href="https://e.com/x.mp3"/>'
+                        b'<link href="https://e.com/c"/><updated>2026-11-23T10:00:00Z</updated>'
+                        b'</entry></feed>')
+    assert (atom.kind, atom.entries) == ("atom", [("https://e.com/c", "2026-11-23T10:00:00Z")])
+    old = read_sitemap(b'<feed xmlns="http://purl.org/atom/ns#"><entry><link rel="alternate" '
+                       b'href="https://e.com/d"/><modified>2005-01-01T00:00:00Z</modified>'
+                       b'</entry></feed>')
+    assert (old.kind, old.entries) == ("atom", [("https://e.com/d", "2005-01-01T00:00:00Z")])
+    broken = read_sitemap(b"<rss><channel><item><link>https://e.com/a</link></item>")
+    assert broken.kind is None and broken.entries == []
+    assert broken.problems[0].startswith("invalid-xml")
+
+
+def test_deprecated_image_and_video_tags_are_counted() -> None:
+    found = read_sitemap(
+        b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+        b'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1" '
+        b'xmlns:video="http://www.google.com/schemas/sitemap-video/1.1"><url>'
+        b"<loc>https://e.com/</loc><image:image><image:loc>https://e.com/i.jpg</image:loc>"
+        b"<image:geo_location>Oslo</image:geo_location></image:image><video:video>"
+        b"<video:player_loc autoplay='ap=1'>https://e.com/p</video:player_loc>"
+        b"<video:price currency='EUR'>1</video:price><video:tvshow/><video:gallery_loc>"
+        b"https://e.com/g</video:gallery_loc></video:video></url></urlset>")
+    assert found.deprecated == {"image:geo_location": 1, "video:player_loc@autoplay": 1,
+                                "video:price": 1, "video:tvshow": 1, "video:gallery_loc": 1}
+    assert found.entries == [("https://e.com/", None)]
