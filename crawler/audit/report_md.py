@@ -16,7 +16,8 @@ from crawler.audit.names import CHANGES, FINDINGS
 ITEMS_SHOWN = 50
 # the fields that say what an item is, in the order they are shown after its name
 _DETAILS = ("status", "error", "problem", "field", "before", "after", "use_instead", "what",
-            "raw", "rendered", "canonical", "detail", "duplicates", "urls")
+            "raw", "rendered", "canonical", "detail", "duplicates", "errors", "problems",
+            "tags", "h1_count", "urls")
 
 
 def report_markdown(document: dict[str, Any]) -> str:
@@ -47,7 +48,8 @@ def _table(names: Iterable[str], found: dict[str, Any]) -> list[str]:
 
 
 def _item(item: dict[str, Any]) -> str:
-    what = item.get("url") or item.get("keep") or item.get("sitemap") or item.get("title")
+    what = (item.get("url") or item.get("keep") or item.get("sitemap") or item.get("title")
+            or item.get("description"))
     parts = [_code(what)]
     details = [f"{key} {_value(item[key])}" for key in _DETAILS
                if key in item and item[key] not in (None, "", []) and item[key] != what]
@@ -62,6 +64,8 @@ def _item(item: dict[str, Any]) -> str:
 
 
 def _value(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{_code(key)} {count}" for key, count in value.items())
     if isinstance(value, list):
         shown = ", ".join(_code(item) for item in value[:5])
         return shown + (f" and {len(value) - 5} more" if len(value) > 5 else "")
