@@ -109,6 +109,41 @@ def audit_command(**options: Any) -> int:
     return run_crawl(audit=True, **options)
 
 
+@cli.command("enqueue")
+@click.argument("configs", nargs=-1, required=True, metavar="CONFIG.toml...")
+@click.option("--redis", "redis_url", required=True, metavar="URL",
+              help="The Redis the workers take jobs from (redis://host:6379/0, "
+              "rediss://…, unix:///path/redis.sock).")
+@click.option("--queue", "queue_name", default="sitemaps", show_default=True,
+              help="The RQ queue to put the jobs on.")
+def enqueue_command(configs: tuple[str, ...], redis_url: str, queue_name: str) -> int:
+    """Put one regeneration job per site config on an RQ queue.
+
+    Each job is 'crawl --config FILE', run by 'rq worker -w
+    crawler.jobs.worker.SiteWorker QUEUE'. A config must name start-url, out
+    and state (on storage every worker shares: a job killed on one worker
+    resumes on another from its state); its [job] table may set timeout
+    ("6h") and retries (3). Needs the jobs extra: pip install
+    'sitemap-crawler[jobs]'.
+    """
+    from crawler.cli.job_commands import enqueue_sites
+
+    return enqueue_sites(configs, redis_url, queue_name)
+
+
+@cli.command("jobs")
+@click.option("--redis", "redis_url", required=True, metavar="URL",
+              help="The Redis the workers take jobs from.")
+@click.option("--queue", "queue_name", default="sitemaps", show_default=True,
+              help="The RQ queue to list.")
+def jobs_command(redis_url: str, queue_name: str) -> int:
+    """List the queue's jobs: queued, running, finished and failed, each with its
+    site and its summary line (or why it failed)."""
+    from crawler.cli.job_commands import show_jobs
+
+    return show_jobs(redis_url, queue_name)
+
+
 def main(argv: list[str] | None = None) -> NoReturn:
     """Entry point: click's own usage errors, too, become one line and exit 2."""
     INVOCATION[:] = sys.argv[1:] if argv is None else argv

@@ -2,7 +2,8 @@
 
 Keys are the long option names without their dashes (``max-pages = 5000``,
 ``exclude = ["/cart/*"]``, ``gzip = false``), plus ``start-url``. The file's
-values become click's *defaults* for this run, so whatever the command line
+values become click's *defaults* for this run (a ``[job]`` table is for
+``enqueue`` and is skipped here), so whatever the command line
 says wins over them. Every key and type is checked before anything runs: a
 typo in a nightly job must fail loudly, not crawl without the filter meant.
 Relative paths in the file are relative to the file, not to cron's working
@@ -61,6 +62,7 @@ def load_defaults(path: Path, command: click.Command) -> dict[str, Any]:
         raise click.UsageError(f"{where}: nested too deeply to be a config file") from None
     keys = option_keys(command)
     defaults: dict[str, Any] = {}
+    document.pop("job", None)  # [job]: what the RQ queue reads (crawler.jobs.site_config)
     for key, value in document.items():
         param = keys.get(key)
         if param is None:

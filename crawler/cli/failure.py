@@ -38,13 +38,18 @@ class Failure(Exception):
         self.code = code
 
 
-# The credentials of this run, to hide them from every message printed.
-SECRETS: list[Credentials] = []
+# The credentials of this run, to hide them from every message printed (a string:
+# one secret on its own, such as a Redis password or an IndexNow key).
+SECRETS: list[Credentials | str] = []
+REDACTED = "[redacted]"
 
 
 def redact(text: str) -> str:
     for credentials in SECRETS:
-        text = credentials.redact(text)
+        if isinstance(credentials, str):
+            text = text.replace(credentials, REDACTED) if credentials else text
+        else:
+            text = credentials.redact(text)
     return text
 
 

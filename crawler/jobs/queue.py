@@ -1,0 +1,89 @@
+"""Putting site jobs on an RQ queue, and saying what became of them.
+
+RQ and Redis are imported here only (and in the worker class): a crawl never
+loads them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from crawler.core.errors import ConfigError
+from crawler.jobs.site_config import SiteJob, read_site
+
+JOB_FUNCTION = "crawler.jobs.site_job.run_site"
+RETRY_INTERVALS = [10, 60, 300]  # seconds before a failed job's 1st, 2nd, 3rd retry
+RESULT_TTL = 7 * 86400  # a finished job's summary is listed for a week
+FAILURE_TTL = 30 * 86400
+
+
+@dataclass(frozen=True, slots=True)
+class JobRow:
+    state: str  # queued, running, finished, failed
+    job_id: str
+    site: str
+    summary: str
+
+
+def connect(redis_url: str) -> Any:
+    from redis import Redis
+    from redis.exceptions import RedisError
+
+    try:
+        connection = Redis.from_url(redis_url)
+        connection.ping()
+    except (RedisError, ValueError) as exc:
+        raise ConfigError(f"--redis: cannot reach Redis ({type(exc).__name__})") from None
+    return connection
+
+
+def enqueue(configs: Iterable[str], redis_url: str, queue_name: str) -> list[tuple[str, SiteJob]]:
+    """One job per config, every config checked before any is queued."""
+    from rq import Queue, Retry
+
+    sites = [read_site(config) for config in configs]
+    queue = Queue(queue_name, connection=connect(redis_url))
+    queued = []
+    for site in sites:
+        job = queue.enqueue(
+            JOB_FUNCTION, str(site.config), job_timeout=site.timeout, result_ttl=RESULT_TTL,
+            failure_ttl=FAILURE_TTL, description=site.start_url,
+            retry=Retry(max=site.retries, interval=RETRY_INTERVALS[:max(site.retries, 1)])
+            if site.retries else None,
+            meta={"site": site.start_url, "config": str(site.config)})
+        queued.append((job.id, site))
+    return queued
+
+
+def list_jobs(redis_url: str, queue_name: str) -> list[JobRow]:
+    from rq import Queue
+    from rq.job import Job
+    from rq.registry import FailedJobRegistry, FinishedJobRegistry, StartedJobRegistry
+
+    connection = connect(redis_url)
+    queue = Queue(queue_name, connection=connection)
+    groups = (("queued", queue.get_job_ids()),
+              ("running", StartedJobRegistry(queue=queue).get_job_ids()),
+              ("finished", FinishedJobRegistry(queue=queue).get_job_ids()),
+              ("failed", FailedJobRegistry(queue=queue).get_job_ids()))
+    rows = []
+    for state, ids in groups:
+        for job in Job.fetch_many(list(ids), connection=connection):
+            if job is None:
+                continue
+            rows.append(JobRow(state, job.id, job.meta.get("site", "?"), _summary(job, state)))
+    return rows
+
+
+def _summary(job: Any, state: str) -> str:
+    if state == "finished":
+        return str(job.return_value() or "")
+    if state == "failed":
+        info = (job.latest_result().exc_string if job.latest_result() else "") or ""
+        lines = [line for line in info.splitlines() if line.strip()]
+        return lines[-1] if lines else "failed"
+    if state == "running":
+        return f"started {job.started_at:%Y-%m-%d %H:%M:%S} UTC" if job.started_at else ""
+    return f"queued {job.enqueued_at:%Y-%m-%d %H:%M:%S} UTC" if job.enqueued_at else ""

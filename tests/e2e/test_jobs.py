@@ -1,0 +1,144 @@
+"""Regeneration jobs on RQ with a real redis-server and real ``rq worker`` processes:
+ten sites enqueued and finished as by hand, and a worker killed mid-crawl whose job
+finishes on the other worker with the same sitemap."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
+from conftest import REPO, read_sitemaps, run_cli
+from siteserver import RunningServer
+
+pytestmark = pytest.mark.timeout(240)
+SITES = ["basic", "shop", "i18n", "many", "docs", "facts", "structured", "seeds", "media",
+         "feeds"]
+WORKER = ["rq", "worker", "-w", "crawler.jobs.worker.SiteWorker", "--job-monitoring-interval",
+          "1", "--maintenance-interval", "2"]
+
+
+@pytest.fixture
+def redis_url(tmp_path: Path) -> Iterator[str]:
+    """A redis-server of this test's own, on a Unix socket (no TCP port at all)."""
+    server = shutil.which("redis-server")
+    if server is None:
+        if os.environ.get("SITEMAP_CRAWLER_REQUIRE_REDIS"):
+            pytest.fail("redis-server is not installed, and CI says it is")
+        pytest.skip("redis-server is not installed (apt-get install redis-server)")
+    sock = tmp_path / "redis.sock"
+    process = subprocess.Popen([server, "--port", "0", "--unixsocket", str(sock),
+                                "--save", "", "--appendonly", "no"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while not sock.exists():
+        assert time.monotonic() < deadline, "redis-server did not start"
+        time.sleep(0.05)
+    yield f"unix://{sock}"
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def worker(redis_url: str, *, burst: bool, grace: str = "2") -> subprocess.Popen[str]:
+    env = {**os.environ, "SITEMAP_CRAWLER_HEARTBEAT_GRACE": grace, "NO_PROXY": "*"}
+    return subprocess.Popen([*WORKER, "--url", redis_url, *(["--burst"] if burst else []),
+                             "sitemaps"], cwd=REPO, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+
+
+def site_config(folder: Path, name: str, url: str, **extra: str) -> Path:
+    config = folder / f"{name}.toml"
+    lines = [f'start-url = "{url}/"', f'out = "{name}-out"', f'state = "{name}.state"',
+             *(f"{key} = {value}" for key, value in extra.items()), "[job]", 'timeout = "5m"']
+    config.write_text("\n".join(lines) + "\n")
+    return config
+
+
+def written(out: Path, url: str) -> list[tuple[str, str | None]]:
+    return read_sitemaps(out, url + "/", extensions=True).urls
+
+
+def test_ten_sites_on_two_workers_give_what_crawling_each_by_hand_gives(
+        tmp_path: Path, redis_url: str) -> None:
+    with ExitStack() as stack:
+        servers = {name: stack.enter_context(RunningServer(name)) for name in SITES}
+        configs = [site_config(tmp_path, name, site.url) for name, site in servers.items()]
+        queued = run_cli("enqueue", *map(str, configs), "--redis", redis_url)
+        assert queued.code == 0, queued.stderr
+        assert queued.stdout.count("queued ") == 10
+        workers = [worker(redis_url, burst=True) for _ in range(2)]
+        for process in workers:
+            process.wait(timeout=180)
+        logs = [process.stdout.read() for process in workers if process.stdout]
+        assert all("Successfully completed" in log for log in logs), logs  # both worked
+        listing = run_cli("jobs", "--redis", redis_url)
+        assert listing.code == 0, listing.stderr
+        rows = [line.split(None, 3) for line in listing.stdout.splitlines()]
+        assert [row[0] for row in rows] == ["finished"] * 10
+        assert all(row[3].startswith("crawled ") for row in rows), rows
+        for name, site in servers.items():
+            by_hand = tmp_path / f"{name}-by-hand"
+            run = run_cli("crawl", site.url + "/", "--out", str(by_hand),
+                          "--state", str(tmp_path / f"{name}-by-hand.state"))
+            assert run.code == 0, run.stderr
+            assert written(tmp_path / f"{name}-out", site.url) == written(by_hand, site.url)
+
+
+def test_a_worker_killed_mid_crawl_loses_nothing_the_other_finishes_the_job(
+        tmp_path: Path, redis_url: str) -> None:
+    slow = {f"/p{n:02d}.html": {"delay": 0.3} for n in range(30)}
+    with RunningServer("many", slow) as site:
+        config = site_config(tmp_path, "many", site.url, concurrency="2")
+        assert run_cli("enqueue", str(config), "--redis", redis_url).code == 0
+        first = worker(redis_url, burst=False)
+        deadline = time.monotonic() + 60
+        while sum(1 for path in site.paths() if path.startswith("/p")) < 8:
+            assert time.monotonic() < deadline, "the job never got going"
+            time.sleep(0.05)
+        os.killpg(first.pid, signal.SIGKILL)  # the worker, its work-horse and the crawl
+        first.wait(timeout=10)
+        fetched_before = len(site.paths())
+        second = worker(redis_url, burst=False)
+        try:
+            deadline = time.monotonic() + 150
+            while True:
+                listing = run_cli("jobs", "--redis", redis_url).stdout
+                if listing.startswith("finished"):
+                    break
+                assert time.monotonic() < deadline, listing
+                time.sleep(1)
+        finally:
+            os.killpg(second.pid, signal.SIGTERM)
+            second.wait(timeout=30)
+        assert "crawled " in listing
+        # resumed, not started over: the pages fetched before the kill were not asked again
+        assert len(site.paths()) - fetched_before < 31
+        by_hand = tmp_path / "by-hand"
+        run = run_cli("crawl", site.url + "/", "--out", str(by_hand))
+    assert run.code == 0, run.stderr
+    assert written(tmp_path / "many-out", site.url) == written(by_hand, site.url)
+
+
+def test_a_config_a_job_cannot_run_is_refused_before_anything_is_queued(
+        tmp_path: Path, redis_url: str) -> None:
+    good = site_config(tmp_path, "good", "http://127.0.0.1:9")
+    bad = tmp_path / "bad.toml"
+    bad.write_text('start-url = "http://127.0.0.1:9/"\nout = "out"\n')
+    run = run_cli("enqueue", str(good), str(bad), "--redis", redis_url)
+    assert run.code == 2, run.stderr
+    assert "a job needs state in its config" in run.stderr
+    assert run_cli("jobs", "--redis", redis_url).stdout == ""  # nothing queued
+
+
+def test_an_unreachable_redis_is_one_line_without_its_password(tmp_path: Path) -> None:
+    run = run_cli("jobs", "--redis", f"unix://:hunter22@{tmp_path}/none.sock")
+    assert run.code == 2
+    assert "cannot reach Redis" in run.stderr and "hunter22" not in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1
