@@ -27,6 +27,7 @@ from crawler.core.credentials import Credentials
 
 EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE, EXIT_START_URL, EXIT_OUTPUT, EXIT_SHRINK = 0, 1, 2, 3, 4, 5
 EXIT_FINDINGS = 6
+EXIT_INDEXNOW = 7  # the sitemaps are published; telling IndexNow of the changes failed
 EXIT_INTERRUPTED = 130
 
 

@@ -16,6 +16,7 @@ from crawler.config import (
     DEFAULT_EXTERNAL_CACHE_DAYS,
     DEFAULT_EXTERNAL_RATE,
     DEFAULT_EXTERNAL_TIMEOUT,
+    DEFAULT_INDEXNOW_ENDPOINT,
     DEFAULT_MAX_CRAWL_DELAY,
     DEFAULT_MAX_EXTERNAL,
     DEFAULT_MAX_PAGE_BYTES,
@@ -260,6 +261,22 @@ SITEMAP_OPTIONS = [
                   help="Also write sitemap-news.xml (named in the index): the listed articles "
                   "published in the last two days (article:published_time or JSON-LD "
                   "datePublished), for the publication NAME in language LANG."),
+    click.option("--indexnow", "indexnow_key", metavar="KEY",
+                  help="After the run, send the URLs added, changed (lastmod moved) or removed "
+                  "since the last published sitemap to IndexNow with this key (needs --state; "
+                  "visible in ps: prefer --indexnow-env)."),
+    click.option("--indexnow-env", metavar="NAME",
+                  help="Read the IndexNow key from this environment variable."),
+    click.option("--indexnow-endpoint", default=DEFAULT_INDEXNOW_ENDPOINT, show_default=True,
+                  metavar="URL", help="Where to send them (the shared endpoint passes them on "
+                  "to every engine taking part)."),
+    click.option("--indexnow-key-location", metavar="URL",
+                  help="The key file's URL, when it is not /KEY.txt at the site's root."),
+    click.option("--indexnow-all", is_flag=True,
+                  help="On a first run (no sitemap in --out yet), send every URL."),
+    click.option("--indexnow-dry-run", "--dry-run", "indexnow_dry_run", is_flag=True,
+                  help="Print what IndexNow would be sent (one URL a line, with why) and "
+                  "send nothing; the sitemaps are still written."),
     click.option("--drop-duplicates", is_flag=True,
                   help="List one page of each group with identical content (fewest path "
                   "segments, then shortest URL); the report names the others duplicate-of."),

@@ -33,6 +33,7 @@ from crawler.cli.failure import (
     EXIT_USAGE,
     Failure,
 )
+from crawler.cli.indexnow_run import IndexNowPlan, PreviousSitemap, announce, indexnow_plan
 from crawler.cli.invocation import INVOCATION, how_to_resume
 from crawler.cli.link_graph import check_links_path, write_link_graph
 from crawler.cli.progress import CrawlDisplay
@@ -124,8 +125,17 @@ def _crawl_and_write(
     stylesheet: str | None,
     drop_duplicates: bool,
     news: str | None = None,
+    indexnow_key: str | None = None,
+    indexnow_env: str | None = None,
+    indexnow_endpoint: str = "",
+    indexnow_key_location: str | None = None,
+    indexnow_all: bool = False,
+    indexnow_dry_run: bool = False,
     **crawl_options: Any,
 ) -> int:
+    indexnow = indexnow_plan(indexnow_key, indexnow_env, indexnow_endpoint, indexnow_all,
+                             indexnow_dry_run, indexnow_key_location,
+                             crawl_options.get("state_path"))
     publication = parse_news(news)
     crawl_options["news"] = publication is not None
     check_reports(report_files)
@@ -162,6 +172,7 @@ def _crawl_and_write(
                                  max_urls=max_urls_per_sitemap, max_bytes=max_bytes_per_sitemap,
                                  compressed=compressed, report_files=report_files,
                                  allow_shrink=allow_shrink, publication=publication,
+                                 indexnow=indexnow,
                                  extras=_Extras(scope, hreflang_external, stylesheet,
                                                 drop_duplicates))
     except OutputError as exc:
@@ -181,7 +192,8 @@ class _Extras:
 def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, out_dir: Path,
                   base: str, max_urls: int, max_bytes: int, compressed: bool,
                   report_files: tuple[Path, ...], allow_shrink: bool, extras: _Extras,
-                  publication: tuple[str, str] | None = None) -> int:
+                  publication: tuple[str, str] | None = None,
+                  indexnow: IndexNowPlan | None = None) -> int:
     """Crawl, then publish; runs while this process holds the output directory."""
     started = time.monotonic()
     result = _run(display, config)
@@ -220,13 +232,19 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
             f"refusing to replace a sitemap of {previous} URLs with one of {count} "
             f"(more than half gone: an outage or a login wall?); previous output kept; "
             "use --allow-shrink if the site really shrank", EXIT_SHRINK)
-    written = write_sitemaps(
-        entries, out_dir=out_dir, base_url=base, compressed=compressed,
-        max_urls=max_urls, max_bytes=max_bytes, robots_txt=result.robots_txt,
-        write_robots=result.robots_txt_withheld is None,
-        alternates=has_alternates, images=has_images, videos=has_videos,
-        stylesheet=extras.stylesheet, news=articles,
-    )
+    previous = PreviousSitemap(out_dir) if indexnow is not None else None
+    try:
+        written = write_sitemaps(
+            entries, out_dir=out_dir, base_url=base, compressed=compressed,
+            max_urls=max_urls, max_bytes=max_bytes, robots_txt=result.robots_txt,
+            write_robots=result.robots_txt_withheld is None,
+            alternates=has_alternates, images=has_images, videos=has_videos,
+            stylesheet=extras.stylesheet, news=articles,
+        )
+    except BaseException:
+        if previous is not None:
+            previous.close()
+        raise
     if config.state_path is not None:
         mark_published(Path(config.state_path))
     if result.robots_txt_withheld is not None:
@@ -240,6 +258,15 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
                                   + (f" in {NEWS_NAME}" if articles else
                                      f" ({NEWS_NAME} not written)"), markup=False)
         print_summary(display, result, written, time.monotonic() - started, out_dir)
+    if indexnow is not None and previous is not None:
+        try:
+            return announce(
+                indexnow, previous,
+                (lambda: sitemap_entries(listed, alternates, hints)) if spilled else
+                (lambda: entries), base, config.user_agent,
+                lambda line: display.console.print(line, markup=False) if not quiet else None)
+        finally:
+            previous.close()
     return EXIT_OK
 
 
