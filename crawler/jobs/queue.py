@@ -12,6 +12,7 @@ from typing import Any
 
 from crawler.core.errors import ConfigError
 from crawler.jobs.site_config import SiteJob, read_site
+from crawler.jobs.site_job import CrawlFailed
 
 JOB_FUNCTION = "crawler.jobs.site_job.run_site"
 RETRY_INTERVALS = [10, 60, 300]  # seconds before a failed job's 1st, 2nd, 3rd retry
@@ -83,7 +84,8 @@ def _summary(job: Any, state: str) -> str:
     if state == "failed":
         info = (job.latest_result().exc_string if job.latest_result() else "") or ""
         lines = [line for line in info.splitlines() if line.strip()]
-        return lines[-1] if lines else "failed"
+        return lines[-1].removeprefix(f"{CrawlFailed.__module__}.CrawlFailed: ") if lines \
+            else "failed"
     if state == "running":
         return f"started {job.started_at:%Y-%m-%d %H:%M:%S} UTC" if job.started_at else ""
     return f"queued {job.enqueued_at:%Y-%m-%d %H:%M:%S} UTC" if job.enqueued_at else ""
