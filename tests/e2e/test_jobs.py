@@ -126,6 +126,21 @@ def test_a_worker_killed_mid_crawl_loses_nothing_the_other_finishes_the_job(
     assert written(tmp_path / "many-out", site.url) == written(by_hand, site.url)
 
 
+def test_two_jobs_of_one_site_never_write_at_once_the_second_waits(
+        tmp_path: Path, redis_url: str) -> None:
+    slow = {f"/p{n:02d}.html": {"delay": 0.1} for n in range(30)}
+    with RunningServer("many", slow) as site:
+        config = site_config(tmp_path, "many", site.url, concurrency="2")
+        for _ in range(2):
+            assert run_cli("enqueue", str(config), "--redis", redis_url).code == 0
+        workers = [worker(redis_url, burst=True) for _ in range(2)]
+        logs = [process.communicate(timeout=180)[0] for process in workers]
+        listing = run_cli("jobs", "--redis", redis_url).stdout.splitlines()
+    assert all("Successfully completed" in log for log in logs), logs  # both ran one
+    assert [line.split()[0] for line in listing] == ["finished", "finished"], listing
+    assert len(written(tmp_path / "many-out", site.url)) == 31
+
+
 def test_a_config_a_job_cannot_run_is_refused_before_anything_is_queued(
         tmp_path: Path, redis_url: str) -> None:
     good = site_config(tmp_path, "good", "http://127.0.0.1:9")
