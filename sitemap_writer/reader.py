@@ -17,7 +17,6 @@ import io
 import zlib
 from dataclasses import dataclass, field
 from datetime import UTC
-from email.utils import parsedate_to_datetime
 from xml.etree.ElementTree import ParseError
 
 from defusedxml import DefusedXmlException
@@ -235,6 +234,8 @@ def _read_feed(data: bytes, result: ReadSitemap, root: str) -> None:
 
 def _rfc822_as_w3c(text: str) -> str | None:
     """RSS's dates (RFC 822) in the W3C format the rest of the audit reads."""
+    from email.utils import parsedate_to_datetime  # feeds only: 7 ms off every start
+
     try:
         moment = parsedate_to_datetime(text)
     except (TypeError, ValueError, IndexError):

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import click
@@ -33,9 +33,7 @@ from crawler.cli.failure import (
     EXIT_USAGE,
     Failure,
 )
-from crawler.cli.indexnow_run import IndexNowPlan, PreviousSitemap, announce, indexnow_plan
 from crawler.cli.invocation import INVOCATION, how_to_resume
-from crawler.cli.link_graph import check_links_path, write_link_graph
 from crawler.cli.progress import CrawlDisplay
 from crawler.cli.report_files import (
     check_paths,
@@ -80,6 +78,9 @@ from sitemap_writer import (
     smallest_shard_bytes,
     write_sitemaps,
 )
+
+if TYPE_CHECKING:
+    from crawler.cli.indexnow_run import IndexNowPlan
 
 _ABSOLUTE_OR_PATH = re.compile(r"(https?://[^\s\"<>]+|/[^\s\"<>]*)\Z", re.IGNORECASE)
 
@@ -133,9 +134,14 @@ def _crawl_and_write(
     indexnow_dry_run: bool = False,
     **crawl_options: Any,
 ) -> int:
-    indexnow = indexnow_plan(indexnow_key, indexnow_env, indexnow_endpoint, indexnow_all,
-                             indexnow_dry_run, indexnow_key_location,
-                             crawl_options.get("state_path"))
+    indexnow = None
+    if indexnow_key is not None or indexnow_env is not None or indexnow_all or \
+            indexnow_dry_run or indexnow_key_location is not None:
+        from crawler.cli.indexnow_run import indexnow_plan  # only for --indexnow
+
+        indexnow = indexnow_plan(indexnow_key, indexnow_env, indexnow_endpoint, indexnow_all,
+                                 indexnow_dry_run, indexnow_key_location,
+                                 crawl_options.get("state_path"))
     publication = parse_news(news)
     crawl_options["news"] = publication is not None
     check_reports(report_files)
@@ -232,7 +238,11 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
             f"refusing to replace a sitemap of {previous} URLs with one of {count} "
             f"(more than half gone: an outage or a login wall?); previous output kept; "
             "use --allow-shrink if the site really shrank", EXIT_SHRINK)
-    previous = PreviousSitemap(out_dir) if indexnow is not None else None
+    previous = None
+    if indexnow is not None:
+        from crawler.cli.indexnow_run import PreviousSitemap
+
+        previous = PreviousSitemap(out_dir)
     try:
         written = write_sitemaps(
             entries, out_dir=out_dir, base_url=base, compressed=compressed,
@@ -259,6 +269,8 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
                                      f" ({NEWS_NAME} not written)"), markup=False)
         print_summary(display, result, written, time.monotonic() - started, out_dir)
     if indexnow is not None and previous is not None:
+        from crawler.cli.indexnow_run import announce
+
         try:
             return announce(
                 indexnow, previous,
@@ -273,7 +285,10 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
 def _run(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
     """The crawl itself, its setup failures turned into exit codes; a worker given up
     on the way is said."""
-    check_links_path(config.links_path)
+    if config.links_path is not None:  # the link graph's writer: only for --links
+        from crawler.cli.link_graph import check_links_path, write_link_graph
+
+        check_links_path(config.links_path)
     result = _run_crawl(display, config)
     if config.links_path is not None:
         write_link_graph(Path(config.links_path), result)
