@@ -13,8 +13,10 @@ not its tree.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC
 from xml.etree.ElementTree import ParseError
@@ -115,7 +117,7 @@ def _read_xml(data: bytes, result: ReadSitemap) -> None:
     loc: str | None = None
     lastmod: str | None = None
     missing_loc = 0
-    try:
+    with _xml_errors_named(result):
         for event, element in iterparse(io.BytesIO(data), events=("start", "end"),
                                         forbid_dtd=True):
             namespace, _, name = element.tag.rpartition("}")
@@ -157,11 +159,6 @@ def _read_xml(data: bytes, result: ReadSitemap) -> None:
                         missing_loc += 1
                 item = loc = lastmod = None
                 element.clear()
-    except DefusedXmlException:
-        result.problems.append("invalid-xml: a DTD or entity declaration, which a sitemap "
-                               "may not carry")
-    except ParseError as exc:
-        result.problems.append(f"invalid-xml: {exc}")
     if any(problem.startswith("invalid-xml") for problem in result.problems):
         # search engines reject the whole file, so none of its entries count
         result.kind, result.entries = None, []
@@ -199,7 +196,7 @@ def _read_feed(data: bytes, result: ReadSitemap, root: str) -> None:
     link: str | None = None
     when: str | None = None
     inside = False
-    try:
+    with _xml_errors_named(result):
         for event, element in iterparse(io.BytesIO(data), events=("start", "end"),
                                         forbid_dtd=True):
             name = element.tag.rpartition("}")[2]
@@ -223,13 +220,20 @@ def _read_feed(data: bytes, result: ReadSitemap, root: str) -> None:
                 if link and len(result.entries) <= MAX_URLS_PER_SITEMAP:
                     result.entries.append((link, when))
                 element.clear()
+    if result.problems:
+        result.kind, result.entries = None, []
+
+
+@contextlib.contextmanager
+def _xml_errors_named(result: ReadSitemap) -> Iterator[None]:
+    """What defusedxml and the parser raise, as the problems a report names."""
+    try:
+        yield
     except DefusedXmlException:
         result.problems.append("invalid-xml: a DTD or entity declaration, which a sitemap "
                                "may not carry")
     except ParseError as exc:
         result.problems.append(f"invalid-xml: {exc}")
-    if result.problems:
-        result.kind, result.entries = None, []
 
 
 def _rfc822_as_w3c(text: str) -> str | None:
