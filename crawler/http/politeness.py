@@ -1,7 +1,8 @@
 """When the next request to the host may start — the one pacing decision.
 
 Every request passes :meth:`Gate.wait`. The gate spaces request *starts* by
-the larger of ``--delay``, ``1/--rate`` and robots.txt ``Crawl-delay``, and
+the larger of ``--delay``, ``1/--rate`` and robots.txt ``Crawl-delay`` (counted
+from when the previous request really left, not when it was due), and
 adds an adaptive penalty while the server answers 429/503, so a struggling
 server sees the whole crawl slow down, not just one URL retried. The state is
 touched only between awaits on one event loop, so it needs no lock.
@@ -19,22 +20,25 @@ class Gate:
         self.interval = max(delay, 1.0 / rate if rate else 0.0)
         self.penalty = 0.0
         self._next_start = 0.0
+        self._turns = anyio.Lock()  # waiters leave one at a time, in order
 
     def raise_interval(self, seconds: float) -> None:
         """Never start requests closer together than ``seconds`` (Crawl-delay)."""
         self.interval = max(self.interval, seconds)
 
     async def wait(self) -> None:
-        spacing = self.interval + self.penalty
-        if spacing <= 0 and not self._next_start:
-            return  # never held back: no clock needed (the common case)
-        now = anyio.current_time()
-        if spacing <= 0 and self._next_start <= now:
-            return
-        start = max(now, self._next_start)
-        self._next_start = start + spacing
-        if start > now:
-            await anyio.sleep(start - now)
+        """Return when this request may start. Waiters leave one at a time, and the
+        next start is counted from when this one really left: a loop too busy to
+        wake a waiter on time must not let the next request follow it closer than
+        the spacing (as slots booked in advance would), and a back-off arriving
+        while one waits holds it too."""
+        if self.interval + self.penalty <= 0 and (
+                not self._next_start or self._next_start <= anyio.current_time()):
+            return  # never held back: no clock, no lock (the common case)
+        async with self._turns:
+            while (now := anyio.current_time()) < self._next_start:
+                await anyio.sleep(self._next_start - now)
+            self._next_start = anyio.current_time() + self.interval + self.penalty
 
     def holds(self) -> bool:
         """Whether a request starting now could be held back (``--workers``: only

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from itertools import pairwise
 
 import anyio
@@ -70,3 +71,49 @@ def test_the_gate_holds_while_anything_spaces_or_pauses_requests() -> None:
         return [*seen, paused.holds()]
 
     assert anyio.run(main) == [False, True, True, False]
+
+
+def test_a_late_waker_does_not_let_the_next_start_sooner_than_the_delay() -> None:
+    """A busy event loop wakes a waiting request late: the next one must still keep
+    its distance from when that request really left, not from when it was due."""
+    gate = Gate(delay=0.1)
+    left: list[float] = []
+
+    async def go() -> None:
+        async def one() -> None:
+            await gate.wait()
+            left.append(anyio.current_time())
+
+        async def busy() -> None:
+            await anyio.sleep(0.05)
+            time.sleep(0.135)  # the loop blocked past the second request's turn
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(busy)
+            for _ in range(3):
+                group.start_soon(one)
+
+    anyio.run(go)
+    assert min(b - a for a, b in pairwise(sorted(left))) >= 0.099
+
+
+def test_a_back_off_while_waiting_is_not_forgotten() -> None:
+    gate = Gate(delay=0.05)
+    left: list[float] = []
+
+    async def go() -> float:
+        started = anyio.current_time()
+
+        async def one() -> None:
+            await gate.wait()
+            left.append(anyio.current_time() - started)
+
+        async with anyio.create_task_group() as group:
+            for _ in range(2):
+                group.start_soon(one)
+            await anyio.sleep(0.01)
+            gate.back_off(0.3)  # the second is asleep until 0.05: it must now wait on
+        return started
+
+    anyio.run(go)
+    assert sorted(left)[1] >= 0.29
