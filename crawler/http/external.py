@@ -86,15 +86,18 @@ class _Origin:
             proxy=proxy, headers={"User-Agent": config.user_agent})
         self.interval = 1 / config.external_rate
         self.next_start = 0.0
+        self._turns = anyio.Lock()
         self.allows: Callable[[str], bool] = lambda _url: True
         self.certificate: datetime | None = None
         self.answers: dict[str, tuple[int, str | None]] = {}
 
     async def pace(self) -> None:
-        now = time.monotonic()
-        if self.next_start > now:
-            await anyio.sleep(self.next_start - now)
-        self.next_start = max(now, self.next_start) + self.interval
+        """One request at a time leaves, ``interval`` after the last one really left
+        (as crawler.http.politeness.Gate does for the crawl's own origin)."""
+        async with self._turns:
+            while (now := time.monotonic()) < self.next_start:
+                await anyio.sleep(self.next_start - now)
+            self.next_start = time.monotonic() + self.interval
 
     async def request(self, method: str, url: str) -> httpx.Response:
         """One request, its body unread (HEAD has none; GET is closed after the headers)."""
