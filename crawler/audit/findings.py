@@ -104,14 +104,15 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
             {"title": title, "problem": "duplicate-title", "urls": sorted(urls)}
             for title, urls in sorted(records.groups("html_title"))],  # type: ignore[arg-type]
         "noindex-linked": noindex,
-        "missing-descriptions": no_description,
+        # what pages say: by URL, so a report reads the same whichever page came first
+        "missing-descriptions": _by_url(no_description),
         "duplicate-descriptions": [
             {"description": description, "urls": sorted(urls)}  # type: ignore[arg-type]
             for description, urls in sorted(records.groups("html_description"))],
-        "missing-h1": no_h1,
-        "multiple-h1": many_h1,
-        "structured-data-errors": structured,
-        "incomplete-videos": videos,
+        "missing-h1": _by_url(no_h1),
+        "multiple-h1": _by_url(many_h1),
+        "structured-data-errors": _by_url(structured),
+        "incomplete-videos": _by_url(videos),
         **_external(result, where),
         "broken-fragments": _broken_fragments(pointing, records, result),
         **live_findings(result, records, skipped),
@@ -119,6 +120,10 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
     }
     result.render_summary = rendering.summary() if rendering.asked else None
     return {name: {"count": len(items), "items": items} for name, items in computed.items()}
+
+
+def _by_url(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(items, key=lambda item: item["url"])
 
 
 def _external(result: CrawlResult, where: Callable[[str], dict[str, Any]]
