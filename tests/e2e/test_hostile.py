@@ -178,8 +178,7 @@ def test_rate_limits_requests_per_second(tmp_path: Path) -> None:
     # late and its gap to the next looks shorter than the client kept it. From the
     # second request on, the connection is open and the stamps are the client's pace.
     gaps = [b - a for a, b in pairwise(starts[1:])]
-    assert min(gaps) >= 0.09
-    assert starts[-1] - starts[0] >= 0.1 * (len(starts) - 1) - 0.05
+    assert len(gaps) >= 6 and min(gaps) >= 0.09
 
 
 def test_connection_reset_mid_body_is_retried(tmp_path: Path) -> None:
