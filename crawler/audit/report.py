@@ -293,6 +293,8 @@ def explain_empty(result: CrawlResult) -> str:
         if url is None:
             break
         record = records.get(url)
+        if record is None and not trail and skipped.reason(url) is None:
+            break  # list mode: START_URL was never the crawl's to fetch
         if record is None:
             reason = skipped.reason(url)
             trail.append(f"{url} was not crawled ({reason.value if reason else 'unknown'})")
@@ -307,6 +309,6 @@ def explain_empty(result: CrawlResult) -> str:
     counts = Counter(record.verdict.value for record in result.records)
     summary = ", ".join(f"{n} {reason}" for reason, n in counts.most_common())
     return (
-        f"no indexable page found: {'; '.join(trail) or 'start page not listed'} "
+        f"no indexable page found: {'; '.join(trail) or 'no URL of the list is listable'} "
         f"({len(result.records)} fetched: {summary or 'none'})"
     )

@@ -162,13 +162,14 @@ CRAWL_OPTIONS = [
                   help="Read USER:PASSWORD for HTTP Basic from this environment variable."),
     click.option("--urls", "urls_file", metavar="FILE|-",
                   help="Also start from these URLs (one a line; - reads standard input); "
-                  "with --no-follow, fetch only them and START_URL."),
+                  "with --no-follow, fetch only them."),
     click.option("--from-sitemap", metavar="auto|URL",
                   help="Also start from the URLs of the site's own sitemaps (auto: those "
                   "robots.txt names, else the usual places) or of this sitemap."),
     click.option("--follow/--no-follow", default=True, show_default=True,
-                  help="Follow the links of the pages fetched; --no-follow fetches and "
-                  "judges START_URL and the --urls / --from-sitemap list only (list mode)."),
+                  help="Follow the links of the pages fetched; with --urls or "
+                  "--from-sitemap, --no-follow fetches and judges that list only (list mode: "
+                  "START_URL then gives the site, and is fetched only if listed)."),
     click.option("--add-urls", "add_urls_file", metavar="FILE|-",
                   help="Known URLs no link reaches (one a line): fetched once the links are "
                   "exhausted, listed if indexable, reported if refused; their links are "

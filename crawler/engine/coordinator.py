@@ -107,7 +107,11 @@ async def crawl(
                  if state else None)
         async with Fetcher(config) as fetcher:
             policy = await _load_robots(fetcher, scope, config, result)
-            _check_start(start, scope, policy, result)
+            # list mode (--no-follow with a list): the list is the crawl, and START_URL
+            # only says where the site is; robots.txt's answer says it is reachable
+            listing = not config.follow and (config.urls_file is not None
+                                              or seed_sitemap is not None)
+            _check_start(start, scope, policy, result, listing)
             delay = policy.crawl_delay()
             if delay:
                 result.crawl_delay_asked = delay
@@ -120,7 +124,8 @@ async def crawl(
                 if point is not None and (point.records or point.queue):
                     coordinator.restore(point)
                 else:
-                    await coordinator.seed(Job(start, 0))
+                    if not listing:
+                        await coordinator.seed(Job(start, 0))
                     await coordinator.seed_lists(seed_sitemap)
                 try:
                     await coordinator.run()
@@ -175,11 +180,12 @@ async def _page_source(config: CrawlConfig, fetcher: Fetcher,
             yield pages
 
 
-def _check_start(start: str, scope: Scope, policy: RobotsPolicy, result: CrawlResult) -> None:
+def _check_start(start: str, scope: Scope, policy: RobotsPolicy, result: CrawlResult,
+                 listing: bool = False) -> None:
     if result.robots_error is not None:
         raise StartUrlError(
             f"{scope.origin} is unreachable: {result.robots_error} (fetching /robots.txt)")
-    if not policy.allows(start):
+    if not listing and not policy.allows(start):
         why = (
             f"robots.txt could not be fetched (status {result.robots_status or 'none'}), "
             "which RFC 9309 treats as 'disallow everything'"

@@ -47,13 +47,13 @@ def test_no_follow_fetches_the_list_from_standard_input_and_nothing_else(tmp_pat
                       "--no-follow", input=f"{site.url}/b.html\n{site.url}/hidden.html\n")
         asked = fetched(site)
     assert run.code == 0, run.stderr
-    assert asked == {"/", "/b.html", "/hidden.html"}  # no a.html, no d.html
-    assert listed(out, site) == {"/", "/b.html"}  # hidden.html is noindex
+    assert asked == {"/b.html", "/hidden.html"}  # the list only: not START_URL, a.html, d.html
+    assert listed(out, site) == {"/b.html"}  # hidden.html is noindex
 
 
 @pytest.mark.parametrize(("given", "follow", "expected"), [
     ("auto", True, {"/", "/a.html", "/b.html", "/c.html", "/d.html", "/e.html"}),
-    ("/other.xml", False, {"/", "/c.html"}),
+    ("/other.xml", False, {"/c.html"}),
 ])
 def test_from_sitemap_seeds_from_the_sites_own_sitemaps_or_one_given(
         tmp_path: Path, given: str, follow: bool, expected: set[str]) -> None:
@@ -113,3 +113,15 @@ def test_a_bad_list_option_is_one_line_and_exit_2_before_any_request(
         assert site.log == []
     assert run.code == 2, run.stderr
     assert len(run.stderr.strip().splitlines()) == 1 and says in run.stderr
+
+
+def test_a_list_with_nothing_listable_says_so_in_one_line(tmp_path: Path) -> None:
+    with RunningServer("seeds") as site:
+        run = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "out"), "--urls", "-",
+                      "--no-follow", input=f"{site.url}/gone.html\n")
+        asked = fetched(site)
+    assert run.code == 3, run.stderr
+    assert asked == {"/gone.html"}
+    assert "no indexable page found: no URL of the list is listable (1 fetched: " \
+           "1 status-not-200)" in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1
