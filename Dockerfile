@@ -16,10 +16,16 @@ WORKDIR /data
 ENTRYPOINT ["sitemap-crawler"]
 CMD ["--help"]
 
-# --render: Debian's Chromium and the Playwright driver (no browser download)
+# --render: the render extra (Playwright's driver) and Debian's Chromium (no browser
+# download)
 FROM base AS render
 USER root
+WORKDIR /src
+COPY pyproject.toml README.md ./
+COPY crawler ./crawler
+COPY sitemap_writer ./sitemap_writer
 RUN apt-get update && apt-get install -y --no-install-recommends chromium \
-    && rm -rf /var/lib/apt/lists/* && pip install 'playwright>=1.40'
+    && rm -rf /var/lib/apt/lists/* && pip install '.[jobs,parquet,render]' && rm -rf /src
 ENV SITEMAP_CRAWLER_BROWSER=/usr/bin/chromium
 USER crawler
+WORKDIR /data

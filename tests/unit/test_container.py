@@ -35,5 +35,6 @@ def test_the_image_holds_every_package_and_runs_as_a_plain_user() -> None:
 def test_the_render_target_brings_chromium_and_drops_root_again() -> None:
     lines = stage("render")
     assert any("apt-get install" in line and "chromium" in line for line in lines)
+    assert any("pip install" in line and "render]" in line for line in lines)  # the extra
     assert [line for line in lines if line.startswith("USER")][-1] == "USER crawler"
     assert "ENV SITEMAP_CRAWLER_BROWSER=/usr/bin/chromium" in lines
