@@ -82,13 +82,13 @@ def page_videos(tree: LexborHTMLParser, structured: Structured | None, base: str
         content = _url(base, _text(node.get("contentUrl")))
         if content:
             described.add(content)
-        _keep((_url(base, _thumbnail(node.get("thumbnailUrl"))),
+        _keep((_url(base, _text(node.get("thumbnailUrl"))),
                _clip(_text(node.get("name")), TITLE_CHARS),
                _clip(_text(node.get("description")), DESCRIPTION_CHARS),
                content, _url(base, _text(node.get("embedUrl"))),
                _seconds(_text(node.get("duration"))),
                _iso(parse_date(_text(node.get("uploadDate"))))), videos, problems)
-    elements = [node for node in tree.tags("video")]
+    elements = list(tree.tags("video"))
     for node in elements:
         attrs = node.attributes
         source = attrs.get("src") or next(
@@ -125,10 +125,6 @@ def _text(value: Any) -> str | None:
     if isinstance(value, dict):
         value = value.get("@id") or value.get("url") or value.get("contentUrl")
     return value.strip() if isinstance(value, str) and value.strip() else None
-
-
-def _thumbnail(value: Any) -> str | None:
-    return _text(value)
 
 
 def _url(base: str, href: str | None) -> str | None:
