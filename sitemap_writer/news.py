@@ -18,7 +18,13 @@ from datetime import datetime
 
 from sitemap_writer.entry import _check_url
 from sitemap_writer.errors import InvalidEntry
-from sitemap_writer.serialize import NAMESPACE, XML_DECLARATION, escape, w3c_datetime
+from sitemap_writer.serialize import (
+    NAMESPACE,
+    XML_DECLARATION,
+    escape,
+    stylesheet_pi,
+    w3c_datetime,
+)
 
 NEWS_NAMESPACE = "http://www.google.com/schemas/sitemap-news/0.9"
 NEWS_NAME = "sitemap-news.xml"
@@ -48,7 +54,7 @@ class NewsEntry:
             raise InvalidEntry(f"<news:title> of {self.loc} must not be empty")
 
 
-def news_bytes(entries: list[NewsEntry]) -> bytes:
+def news_bytes(entries: list[NewsEntry], stylesheet: str | None = None) -> bytes:
     """The News sitemap of the newest :data:`MAX_NEWS_URLS` entries, in loc order."""
     newest = sorted(entries, key=lambda entry: entry.published, reverse=True)[:MAX_NEWS_URLS]
     body = "".join(
@@ -59,5 +65,6 @@ def news_bytes(entries: list[NewsEntry]) -> bytes:
         f"<news:title>{escape(' '.join(entry.title.split())[:TITLE_CHARS])}</news:title>"
         "</news:news></url>\n"
         for entry in sorted(newest, key=lambda entry: entry.loc))
-    return (XML_DECLARATION + f'<urlset xmlns="{NAMESPACE}" xmlns:news="{NEWS_NAMESPACE}">\n'
-            .encode() + body.encode() + b"</urlset>\n")
+    head = f'<urlset xmlns="{NAMESPACE}" xmlns:news="{NEWS_NAMESPACE}">\n'
+    return (XML_DECLARATION + stylesheet_pi(stylesheet) + head.encode() + body.encode()
+            + b"</urlset>\n")

@@ -3,9 +3,10 @@ browser sees a table instead of raw XML.
 
 Search engines ignore ``<?xml-stylesheet?>``. Browsers apply an XSL only from
 the sitemap's own origin, so the file is written beside the sitemaps and named
-relatively. One stylesheet serves both kinds of file: the index becomes a
+relatively. One stylesheet serves every kind of file: the index becomes a
 table of its sitemaps (URL, newest lastmod), a shard a table of its URLs
-(URL, lastmod, changefreq, priority, language versions, images), each with
+(URL, lastmod, changefreq, priority, language versions, images, videos), the
+News sitemap a table of its articles (date, title, publication), each with
 its count. XSLT 1.0 only: that is what browsers run.
 """
 
@@ -19,7 +20,9 @@ BUILTIN_XSL = b"""<?xml version="1.0" encoding="UTF-8"?>
     xmlns:sm="http://www.sitemaps.org/schemas/sitemap/0.9"
     xmlns:xhtml="http://www.w3.org/1999/xhtml"
     xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"
-    exclude-result-prefixes="sm xhtml image">
+    xmlns:video="http://www.google.com/schemas/sitemap-video/1.1"
+    xmlns:news="http://www.google.com/schemas/sitemap-news/0.9"
+    exclude-result-prefixes="sm xhtml image video news">
   <xsl:output method="html" encoding="UTF-8" indent="yes"/>
   <xsl:template match="/">
     <html lang="en">
@@ -75,6 +78,32 @@ BUILTIN_XSL = b"""<?xml version="1.0" encoding="UTF-8"?>
     </table>
   </xsl:template>
 
+  <xsl:template match="sm:urlset[sm:url/news:news]">
+    <h1>News sitemap</h1>
+    <p class="summary">
+      <span id="count"><xsl:value-of select="count(sm:url)"/></span> article(s) of the
+      last two days. Search engines read the XML; this table is for people.
+    </p>
+    <table id="urls">
+      <thead>
+        <tr><th class="n">#</th><th>URL</th><th>Published</th><th>Title</th>
+          <th>Publication</th></tr>
+      </thead>
+      <tbody>
+        <xsl:for-each select="sm:url">
+          <tr>
+            <td class="n"><xsl:value-of select="position()"/></td>
+            <td><a href="{sm:loc}"><xsl:value-of select="sm:loc"/></a></td>
+            <td><xsl:value-of select="news:news/news:publication_date"/></td>
+            <td><xsl:value-of select="news:news/news:title"/></td>
+            <td><xsl:value-of select="news:news/news:publication/news:name"/>
+              (<xsl:value-of select="news:news/news:publication/news:language"/>)</td>
+          </tr>
+        </xsl:for-each>
+      </tbody>
+    </table>
+  </xsl:template>
+
   <xsl:template match="sm:urlset">
     <h1>Sitemap</h1>
     <p class="summary">
@@ -82,7 +111,9 @@ BUILTIN_XSL = b"""<?xml version="1.0" encoding="UTF-8"?>
       <xsl:if test="sm:url/xhtml:link">, with
         <xsl:value-of select="count(sm:url/xhtml:link)"/> language version link(s)</xsl:if>
       <xsl:if test="sm:url/image:image">, with
-        <xsl:value-of select="count(sm:url/image:image)"/> image(s)</xsl:if>.
+        <xsl:value-of select="count(sm:url/image:image)"/> image(s)</xsl:if>
+      <xsl:if test="sm:url/video:video">, with
+        <xsl:value-of select="count(sm:url/video:video)"/> video(s)</xsl:if>.
       Search engines read the XML; this table is for people.
     </p>
     <table id="urls">
@@ -92,6 +123,7 @@ BUILTIN_XSL = b"""<?xml version="1.0" encoding="UTF-8"?>
           <xsl:if test="sm:url/sm:priority"><th class="n">Priority</th></xsl:if>
           <xsl:if test="sm:url/xhtml:link"><th>Languages</th></xsl:if>
           <xsl:if test="sm:url/image:image"><th class="n">Images</th></xsl:if>
+          <xsl:if test="sm:url/video:video"><th>Videos</th></xsl:if>
         </tr>
       </thead>
       <tbody>
@@ -99,6 +131,7 @@ BUILTIN_XSL = b"""<?xml version="1.0" encoding="UTF-8"?>
         <xsl:variable name="prio" select="boolean(sm:url/sm:priority)"/>
         <xsl:variable name="lang" select="boolean(sm:url/xhtml:link)"/>
         <xsl:variable name="imgs" select="boolean(sm:url/image:image)"/>
+        <xsl:variable name="vids" select="boolean(sm:url/video:video)"/>
         <xsl:for-each select="sm:url">
           <tr>
             <td class="n"><xsl:value-of select="position()"/></td>
@@ -114,6 +147,13 @@ BUILTIN_XSL = b"""<?xml version="1.0" encoding="UTF-8"?>
             </xsl:if>
             <xsl:if test="$imgs">
               <td class="n"><xsl:value-of select="count(image:image)"/></td>
+            </xsl:if>
+            <xsl:if test="$vids">
+              <td><xsl:for-each select="video:video">
+                <a href="{video:content_loc | video:player_loc[not(../video:content_loc)]}">
+                  <xsl:value-of select="video:title"/></a>
+                <xsl:if test="position() != last()"><br/></xsl:if>
+              </xsl:for-each></td>
             </xsl:if>
           </tr>
         </xsl:for-each>

@@ -145,7 +145,7 @@ def _write(entries: Iterable[SitemapEntry], out: Path, base: str, compressed: bo
             for entry in news:
                 if not entry.loc.startswith(base):
                     raise InvalidEntry(f"{entry.loc} is not under the base URL {base}")
-            write_file(stage / NEWS_NAME, news_bytes(news))
+            write_file(stage / NEWS_NAME, news_bytes(news, extras.href))
             names.append(NEWS_NAME)
             named.append(Shard(NEWS_NAME, min(len(news), MAX_NEWS_URLS),
                                newest=max(entry.published for entry in news)))

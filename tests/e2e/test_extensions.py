@@ -272,3 +272,32 @@ def test_a_document_get_is_closed_after_its_headers(tmp_path: Path) -> None:
         listed = read_sitemaps(tmp_path / "out", site.url + "/", extensions=True).locs
     assert site.url + "/files/old.pdf" in listed
     assert took < 3.5, took
+
+
+def test_builtin_stylesheet_shows_videos_and_the_news_sitemap(tmp_path: Path) -> None:
+    from browser import browser_page
+
+    out = tmp_path / "out"
+    shots = Path(__file__).resolve().parent.parent.parent / ".pytest_cache" / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    with RunningServer("media") as site:
+        run = run_cli("crawl", site.url + "/", "--out", str(out), "--videos", "--no-gzip",
+                      "--news", "Harbour Gazette=en", "--stylesheet", "builtin")
+        assert run.code == 0, run.stderr
+        assert b'href="sitemap.xsl"' in (out / "sitemap-news.xml").read_bytes()
+        site.overlay = out
+        with browser_page() as page:
+            page.goto(site.url + "/sitemap-00001.xml")
+            headers = page.locator("#urls thead th").all_inner_texts()
+            assert headers == ["#", "URL", "Last modified", "Videos"]
+            watch = page.locator("#urls tbody tr").filter(has_text="/watch.html").first
+            assert "Waves over the pier" in watch.inner_text()
+            page.screenshot(path=str(shots / "stylesheet-videos.png"), full_page=True)
+            page.goto(site.url + "/sitemap-news.xml")
+            assert page.locator("h1").inner_text() == "News sitemap"
+            assert page.locator("#urls thead th").all_inner_texts() == [
+                "#", "URL", "Published", "Title", "Publication"]
+            fresh = page.locator("#urls tbody tr").filter(has_text="/fresh.html").first
+            assert "Ferry back on the water" in fresh.inner_text()
+            assert "Harbour Gazette (en)" in fresh.inner_text()
+            page.screenshot(path=str(shots / "stylesheet-news.png"), full_page=True)
