@@ -99,12 +99,22 @@ class _Origin:
                 await anyio.sleep(self.next_start - now)
             self.next_start = time.monotonic() + self.interval
 
+    def answered(self) -> None:
+        """Count the interval again from the answer: a request slow to arrive (a new
+        connection, a busy network) would otherwise reach the server less than an
+        interval before the next one. Its origin's requests go one at a time, so this
+        costs only the answer's own latency."""
+        self.next_start = max(self.next_start, time.monotonic() + self.interval)
+
     async def request(self, method: str, url: str) -> httpx.Response:
         """One request, its body unread (HEAD has none; GET is closed after the headers)."""
         for attempt in range(self.config.retries + 1):
             await self.pace()
-            async with self.client.stream(method, url) as response:
-                self._read_certificate(response)
+            try:
+                async with self.client.stream(method, url) as response:
+                    self._read_certificate(response)
+            finally:
+                self.answered()
             if response.status_code not in RETRIED or attempt == self.config.retries:
                 return response
             wait = retry_after_seconds(response.headers.get("retry-after"),
@@ -140,6 +150,8 @@ class _Origin:
             status: int | None = response.status_code
         except httpx.HTTPError:
             status, body = None, b""
+        finally:
+            self.answered()
         if status is None or status >= 500:
             return  # unreachable robots.txt: the links are checked, and fail on their own
         policy = policy_from_response(status, body, self.config.robots_token)
@@ -158,6 +170,12 @@ class _Origin:
     async def anchors(self, url: str) -> list[str] | None:
         """The ids of an HTML page within --max-page-bytes (its body read this once)."""
         await self.pace()
+        try:
+            return await self._read_anchors(url)
+        finally:
+            self.answered()
+
+    async def _read_anchors(self, url: str) -> list[str] | None:
         async with self.client.stream("GET", url) as response:
             kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
             if response.status_code != 200 or kind not in ("text/html",
