@@ -1,0 +1,60 @@
+"""The parse sandbox (crawler.engine.parse_sandbox) over its real child process: pages
+in flight together each get their own outcome, a page that kills the child fails
+alone, a page that overruns the budget is cut, and a new child reads the rest."""
+
+from __future__ import annotations
+
+import os
+import time
+from datetime import UTC, datetime
+
+import anyio
+
+from crawler.core.errors import ErrorKind
+from crawler.core.response import Response
+from crawler.engine.parse_sandbox import ParseSandbox
+from crawler.page.read import PageOutcome, read_page
+
+
+def _read(response: Response, depth: int, now: datetime, rendered: bool) -> PageOutcome:
+    if response.url.endswith("/crash"):
+        os._exit(3)  # a parser dying under us (a segfault in C would look the same)
+    if response.url.endswith("/slow"):
+        time.sleep(30)
+    return read_page(response, depth, "sitemap-crawler", now)
+
+
+def _page(path: str) -> Response:
+    body = f'<!doctype html><title>{path}</title><a href="{path}/next">next</a>'.encode()
+    return Response(url="http://127.0.0.1:9" + path, status=200,
+                    content_type="text/html; charset=utf-8", body=body)
+
+
+def test_pages_in_flight_survive_a_crash_and_an_overrun() -> None:
+    paths = [f"/p{n}" for n in range(40)]
+    paths[7], paths[23] = "/crash", "/slow"
+    outcomes: dict[str, PageOutcome] = {}
+
+    async def go() -> int:
+        async with ParseSandbox(_read, budget=1.0) as sandbox:
+            async def one(path: str) -> None:
+                outcomes[path] = await sandbox.read(_page(path), 1, datetime.now(UTC))
+
+            async with anyio.create_task_group() as group:
+                for path in paths:
+                    group.start_soon(one, path)
+            return sandbox.restarts
+
+    started = time.monotonic()
+    restarts = anyio.run(go)
+    assert time.monotonic() - started < 10  # the slow page was cut, not waited for
+    assert restarts == 2
+    assert outcomes["/crash"].record.error is ErrorKind.INTERNAL
+    assert "died" in (outcomes["/crash"].record.detail or "")
+    assert outcomes["/slow"].record.error is ErrorKind.PARSE_TIMEOUT
+    for path in paths:
+        if path not in ("/crash", "/slow"):
+            record = outcomes[path].record
+            assert record.error is None and record.url.endswith(path), record
+            assert list(outcomes[path].links) == [
+                f"http://127.0.0.1:9{path}/next"]
