@@ -50,6 +50,7 @@ LENGTH_BYTES = 4
 # room for the parser above what the child has when it starts: a 10 MB page of
 # ordinary HTML builds a DOM of a few hundred MB
 MEMORY_HEADROOM = 2 * 1024**3
+SOCKET_BUFFER = 4 * 1024 * 1024  # the kernel caps it at net.core.wmem_max
 _RESPONSE_FIELDS = tuple(field.name for field in fields(Response))
 _PR_SET_PDEATHSIG = 1
 
@@ -218,6 +219,12 @@ class ParseSandbox:
 
     async def _spawn(self) -> None:
         ours, theirs = socket.socketpair()
+        # Room for every page in flight: a send that fits is one call, where a full
+        # buffer made the loop come back to each page's remainder piece by piece.
+        for end in (ours, theirs):
+            with contextlib.suppress(OSError):
+                end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SOCKET_BUFFER)
+                end.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SOCKET_BUFFER)
         pid = os.fork()
         if pid == 0:  # the child: never returns
             ours.close()
