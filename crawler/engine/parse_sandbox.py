@@ -140,6 +140,10 @@ class ParseSandbox:
         finally:
             self._stop_child()
 
+    def backlog(self) -> int:
+        """Pages sent and not yet answered."""
+        return len(self._pending)
+
     async def read(self, response: Response, depth: int, now: datetime,
                    rendered: bool = False) -> PageOutcome:
         """The page's outcome, read in the child (or the reason it could not be)."""

@@ -83,7 +83,8 @@ async def _work(link: Link, config: CrawlConfig, holding: bool,
         gate = fetcher.gate = _AskingGate(link, holding)
         set_jar(fetcher, cookies)
         fetcher.on_cookies = lambda: link.post(("cookies", list(fetcher.cookies.jar)))
-        async with PageFetcher(config, fetcher, robots=robots) as pages:
+        # one parse child a worker: --workers auto counts a core for each worker and its child
+        async with PageFetcher(config, fetcher, robots=robots, children=1) as pages:
             link.post(("ready",), urgent=True)
             jobs_tx, jobs_rx = anyio.create_memory_object_stream[tuple[Job, int]](float("inf"))
 
