@@ -15,18 +15,20 @@ import urllib.parse
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from selectolax.lexbor import LexborHTMLParser
 
 from crawler.page.client_rendered import client_rendered
 from crawler.page.custom_extract import Rule, extract_values
 from crawler.page.fingerprint import fingerprint
-from crawler.page.news_video import Video, article_facts, page_videos
 from crawler.page.page_facts import Facts, meta_description, page_facts
-from crawler.page.structured_data import Structured, has_structured_data, read_structured
 from crawler.urls.normalize import PageLinks, resolve_link
 from crawler.urls.robots import Directives, meta_directives
+
+if TYPE_CHECKING:  # read only with --news, --videos or an audit: imported then
+    from crawler.page.news_video import Video
+    from crawler.page.structured_data import Structured
 
 _REFRESH = re.compile(
     r"""^\s*(\d+)(?:\.\d*)?\s*(?:[;,]\s*(?:url\s*=\s*)?["']?([^"']*)["']?)?""",
@@ -156,8 +158,12 @@ def extract(
     facts.directives = meta_directives(robots)
     if refresh is not None:
         _follow_refresh(refresh, base, facts, seen)
-    if (structured or news or videos) and has_structured_data(tree):
-        facts.structured = read_structured(html, page_url)
+    if structured or news or videos:
+        # loaded only when asked for: a plain crawl does not pay to import them
+        from crawler.page.structured_data import has_structured_data, read_structured
+
+        if has_structured_data(tree):
+            facts.structured = read_structured(html, page_url)
     if images:
         facts.images = page_images(tree, base)
     for node in tree.tags("title"):
@@ -171,6 +177,8 @@ def extract(
         facts.page = page_facts(tree)
     if extractions:
         facts.extracted = extract_values(extractions, tree, html)
+    if news or videos:
+        from crawler.page.news_video import article_facts, page_videos
     if news:
         facts.published, facts.headline = article_facts(facts.structured, facts.title)
     if videos:

@@ -53,6 +53,9 @@ def test_a_crawl_still_imports_its_engine(tmp_path: object) -> None:
     assert "httpx._main" not in modules and "crawler.audit.live_sitemap" not in modules
     assert not {"crawler.audit.findings", "crawler.audit.report",
                 "crawler.audit.report_html"} & modules
+    # structured data, news and videos are read with an audit, --news or --videos only
+    assert not {"crawler.page.structured_data", "crawler.page.news_video", "extruct"} & modules
+    assert "crawler.audit.live_sitemap" not in modules  # the reader (its data is in store)
     # stderr is not a terminal here: no live display, so no rich (tests/e2e/test_progress.py
     # shows the terminal's)
     assert not [name for name in modules if name == "rich" or name.startswith("rich.")]
