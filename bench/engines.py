@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import json
 import resource
 import sys
@@ -167,6 +168,13 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=18461)
     parser.add_argument("--results", type=Path)
     args = parser.parse_args()
+    names = []
+    for name in args.engines.split(","):
+        if name.startswith("pyreqwest") and importlib.util.find_spec("pyreqwest") is None:
+            print(f"skipping {name}: pip install pyreqwest to measure it", file=sys.stderr)
+        else:
+            names.append(name)
+    args.engines = ",".join(names)
     prepared = prepare("synthetic", args.pages)
     assert prepared is not None
     root, truth, _start = prepared
