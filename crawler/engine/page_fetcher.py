@@ -21,6 +21,7 @@ import anyio.abc
 
 from crawler.config import CrawlConfig
 from crawler.core.response import Response
+from crawler.engine.cores import usable_cores
 from crawler.engine.parse_sandbox import ParseSandbox
 from crawler.frontier.job import Job
 from crawler.page.read import PageOutcome, failed_page, read_page, wants_body
@@ -53,9 +54,7 @@ PARSE_WINDOW = 0.25
 def parse_children() -> int:
     """How many children may read one process's pages: two where there is a second
     core for them (the crawling process and its readers share the machine), else one."""
-    cores = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-             else os.cpu_count() or 1)
-    return 2 if cores >= 2 else 1
+    return 2 if usable_cores() >= 2 else 1
 
 
 def unsent(links: list[str], sent: set[str]) -> list[str]:

@@ -174,8 +174,8 @@ class ParseSandbox:
     def _answered(self, frame: bytes) -> None:
         ticket, wire = pickle.loads(frame)
         page = self._pending.pop(ticket, None)
-        if page is not None and not page.done.done():
-            page.done.set_result(outcome_in(wire))
+        if page is not None:
+            self._settle(page, outcome_in(wire))
         self._head_since = time.monotonic()
 
     def _settle(self, page: _Page, outcome: PageOutcome) -> None:

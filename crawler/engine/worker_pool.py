@@ -41,6 +41,7 @@ from anyio.abc import TaskGroup, UNIXSocketStream
 from crawler.config import CrawlConfig
 from crawler.core.errors import ErrorKind, WorkerError
 from crawler.core.records import PageRecord
+from crawler.engine.cores import usable_cores
 from crawler.engine.worker import serve
 from crawler.engine.worker_link import BEAT_SECONDS, JOB_LINGER, Link, set_jar
 from crawler.frontier.job import Job
@@ -72,8 +73,7 @@ def worker_count(asked: int | str, concurrency: int) -> int:
     """``--workers``: a positive number, or ``auto`` (the cores this process may use,
     never more than ``--concurrency``, since each worker keeps a request in flight)."""
     if asked == "auto":
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
-        return max(1, min(cores or os.cpu_count() or 1, concurrency))
+        return max(1, min(usable_cores(), concurrency))
     return int(asked)
 
 
