@@ -48,11 +48,23 @@ PAGES_PER_BROWSER_ENV = "SITEMAP_CRAWLER_PAGES_PER_BROWSER"  # lowered by the te
 # Measured on 300 pages of one site in 8 tabs (bench/render.py's notes): a new document
 # per navigation (RenderDocument) cost the browser process a third of its CPU, and one
 # renderer process per site rather than per tab a little more and most of the memory.
+OUR_DISABLED_FEATURES = ("Translate", "RenderDocument", "BackForwardCache")
+# Chromium honours only the last --disable-features it is given, and ours comes after
+# Playwright's, so it repeats what Playwright disables (as of Playwright 1.65; a test
+# compares with the installed one's). Without them Chromium upgraded every http://
+# navigation of a public host to https://, so each page began with a navigation of the
+# browser's own, aborted and reported; and it asked Google for the network time and
+# search preconnects at start-up.
+PLAYWRIGHT_DISABLED_FEATURES = (
+    "AvoidUnnecessaryBeforeUnloadCheckSync", "DestroyProfileOnBrowserClose", "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable", "LensOverlay", "MediaRouter", "PaintHolding",
+    "ThirdPartyStoragePartitioning", "AvoidCorsURLLoaderRestartOnRedirect",
+    "TcpPortRandomizationWin", "OptimizationHints", "NetworkTimeServiceQuerying", "AimEnabled",
+    "PreconnectToSearch")
 FLAGS = ["--disable-gpu", "--disable-background-networking", "--disable-component-update",
          "--disable-sync", "--no-first-run", "--disable-quic", "--mute-audio",
          "--process-per-site",
-         "--disable-features=Translate,MediaRouter,OptimizationHints,RenderDocument,"
-         "BackForwardCache,PaintHolding"]
+         "--disable-features=" + ",".join(PLAYWRIGHT_DISABLED_FEATURES + OUR_DISABLED_FEATURES)]
 NOTES_PER_PAGE = 50  # what one page may say about its requests (the rest are counted)
 
 FetchOrigin = Callable[[str], Awaitable[Response]]

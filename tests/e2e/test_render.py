@@ -11,12 +11,16 @@ disallows; a third-party script and image (``localhost`` is another origin than
 from __future__ import annotations
 
 import csv
+import http.client
+import http.server
 import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -259,7 +263,12 @@ def test_no_browser_outlives_the_crawl(tmp_path: Path, how: str) -> None:
 
 def _renderers_under(pid: int) -> list[int]:
     """The Chromium renderer processes the crawl ``pid`` started (any depth)."""
-    found = []
+    return list(_processes_under(pid, b"--type=renderer"))
+
+
+def _processes_under(pid: int, marker: bytes) -> dict[int, list[str]]:
+    """The processes descended from ``pid`` whose command line has ``marker``, with it."""
+    found = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -267,12 +276,12 @@ def _renderers_under(pid: int) -> list[int]:
             command = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        if b"--type=renderer" not in command:
+        if marker not in command:
             continue
         ancestor = int(entry.name)
         while ancestor > 1:
             if ancestor == pid:
-                found.append(int(entry.name))
+                found[int(entry.name)] = command.decode(errors="replace").split("\0")
                 break
             try:
                 fields = Path(f"/proc/{ancestor}/stat").read_text().rsplit(")", 1)[1].split()
@@ -318,3 +327,77 @@ def test_a_crashed_browser_is_restarted_and_the_page_tried_once_more(
         assert "not rendered: the browser crashed twice" in row["render_reason"]
         assert "crash" in kinds
 
+
+
+class _AnyHostProxy(http.server.BaseHTTPRequestHandler):
+    """A forward proxy that sends every absolute-form request to one local server,
+    whatever host it names: a site on port 80 of a public-looking name, reached
+    without DNS or a packet leaving 127.0.0.0/8."""
+
+    protocol_version = "HTTP/1.1"
+    upstream_port = 0
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        target = urllib.parse.urlsplit(self.path)
+        upstream = http.client.HTTPConnection("127.0.0.1", self.upstream_port, timeout=10)
+        upstream.request("GET", target.path + (f"?{target.query}" if target.query else ""))
+        answer = upstream.getresponse()
+        body = answer.read()
+        self.send_response(answer.status)
+        for name, value in answer.getheaders():
+            if name.lower() not in ("connection", "transfer-encoding", "content-length"):
+                self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        upstream.close()
+
+
+def test_a_plain_http_site_is_rendered_over_plain_http(tmp_path: Path) -> None:
+    # Chromium upgrades http:// navigations of public names on port 80 to https://
+    # unless told not to (loopback and other ports are exempt, so the other tests
+    # cannot see it): each page then began with a navigation of the browser's own,
+    # aborted (it is not the crawl's document), and reported as a render error.
+    with RunningServer("spa") as site:
+        handler = type("Handler", (_AnyHostProxy,), {"upstream_port": site.port})
+        proxy = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=proxy.serve_forever, daemon=True).start()
+        start = "http://spa.sitemap-crawler-example.com/"
+        try:
+            run = run_cli("crawl", start, "--out", str(tmp_path / "out"), "--report",
+                          str(tmp_path / "crawl.json"), *_render_args("always"),
+                          "--max-pages", "3", timeout=120, proxy_env={
+                              "http_proxy": f"http://127.0.0.1:{proxy.server_address[1]}"})
+        finally:
+            proxy.shutdown()
+            proxy.server_close()
+    assert run.code == 0, run.stderr
+    rows = {row["url"]: row for row in json.loads((tmp_path / "crawl.json").read_text())["urls"]}
+    assert rows[start]["rendered"] is True
+    assert rows[start]["rendered_links"] > 0
+    # no navigation of its own: the report would name it among the render errors
+    assert "https://" not in (tmp_path / "crawl.json").read_text()
+
+
+def test_our_disabled_features_keep_the_ones_playwright_disables() -> None:
+    # Chromium reads only the last --disable-features: ours must carry Playwright's
+    # own, whatever the installed Playwright's are (read from the browser's argv)
+    from playwright.sync_api import sync_playwright
+
+    from crawler.render.renderer import FLAGS
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium_path(), args=FLAGS)
+        try:
+            argvs = list(_processes_under(os.getpid(), b"--remote-debugging-pipe").values())
+        finally:
+            browser.close()
+    assert len(argvs) == 1
+    lists = [arg.removeprefix("--disable-features=").split(",") for arg in argvs[0]
+             if arg.startswith("--disable-features=")]
+    assert len(lists) == 2  # Playwright's, then ours
+    playwrights, ours = lists
+    assert set(playwrights) - {"msForceBrowserSignIn",
+                               "msEdgeUpdateLaunchServicesPreferredVersion"} <= set(ours)
