@@ -6,8 +6,10 @@ request is answered from it, and each page is requested once. Every other
 request the page makes is answered as :mod:`crawler.render.requests` decides.
 
 The browser is launched at the first page that needs it (a crawl that renders
-nothing starts none), restarted after :data:`PAGES_PER_BROWSER` pages so its
-memory stays bounded, and after a crash (the page then tried once more, and
+nothing starts none). Its memory is bounded in two steps: a tab is closed after
+:data:`PAGES_PER_TAB` pages (Playwright's objects for each request a tab made
+live as long as the tab), and the browser restarted after
+:data:`PAGES_PER_BROWSER`. It is restarted after a crash too (the page then tried once more, and
 read from its raw HTML if the browser crashes again). Playwright's driver
 closes the browser when this process ends, however it ends, even by
 ``kill -9`` (it reads the end of its pipe).
@@ -40,10 +42,18 @@ from crawler.render.requests import (
 from crawler.render.settle import POLL, QUIET, TRACKER, WAIT_CALM, calm
 from crawler.urls.normalize import origin_of
 
-# restarted this often, its memory stays bounded: on the bench's SPA, a browser's share
-# of the crawl's peak fell from 1,188 to 868 MB going from 500 to 200, at no cost in
-# pages/s (a launch takes 0.3 s)
-PAGES_PER_BROWSER = 200
+# A tab is replaced this often: what Playwright keeps of each request of a tab (in this
+# process and in its driver, ~25 KB a page) is let go when the tab closes. Measured on
+# the bench's SPA (bench/README.md, "Rendering"), a new tab every 100 pages keeps that
+# flat at ~1 % of the pages/s; restarting the whole browser every 200 pages, as before,
+# cost 16 %: every tab drains before the restart, and all start cold after it.
+PAGES_PER_TAB = 100
+PAGES_PER_TAB_ENV = "SITEMAP_CRAWLER_PAGES_PER_TAB"  # lowered by the tests
+# The browser itself, for what still grows (the renderer's heap, the driver): with
+# two workers on the bench's SPA the crawl's peak (PSS of every process, the worst of
+# three runs) was 1,543 MB restarting every 1,000 pages, 1,465 every 500 and 1,342
+# every 400, at the same pages/s or better.
+PAGES_PER_BROWSER = 400
 PAGES_PER_BROWSER_ENV = "SITEMAP_CRAWLER_PAGES_PER_BROWSER"  # lowered by the tests
 # Measured on 300 pages of one site in 8 tabs (bench/render.py's notes): a new document
 # per navigation (RenderDocument) cost the browser process a third of its CPU, and one
@@ -125,11 +135,13 @@ class Renderer:
         self.pacer = OriginPacer(interval)
         self.slots = anyio.Semaphore(config.render_concurrency)
         self.restarts = 0
-        self.pages_per_browser = _pages_per_browser()
+        self.pages_per_browser = _from_environment(PAGES_PER_BROWSER_ENV, PAGES_PER_BROWSER)
+        self.pages_per_tab = _from_environment(PAGES_PER_TAB_ENV, PAGES_PER_TAB)
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
         self._context: BrowserContext | None = None
         self._tabs: list[Page] = []
+        self._tab_pages: dict[Page, int] = {}  # pages each tab has rendered
         self._visits: dict[Page, _Visit] = {}
         self._lock = anyio.Lock()
         self._rendered = 0  # by this browser
@@ -205,6 +217,7 @@ class Renderer:
             self._rendered += 1
             if self._busy == 0:
                 self._idle.set()
+            self._tab_pages[tab] = self._tab_pages.get(tab, 0) + 1
         if visit.crashed:
             raise _Crashed("the page's renderer process died", generation)
         if not settled:
@@ -247,9 +260,12 @@ class Renderer:
             if self._context is None:
                 await self._launch()
             assert self._context is not None
-            free = [tab for tab in self._tabs if tab not in self._visits]
-            if free:
-                return free[0]
+            for tab in [tab for tab in self._tabs if tab not in self._visits]:
+                if self._tab_pages.get(tab, 0) < self.pages_per_tab:
+                    return tab
+                self._tabs.remove(tab)  # retired for a new one
+                self._tab_pages.pop(tab, None)
+                await _quietly(tab.close())
             tab = await self._context.new_page()
             tab.on("pageerror", lambda error, tab=tab: self._on_error(tab, error))
             tab.on("crash", lambda _page, tab=tab: self._on_crash(tab))
@@ -279,6 +295,7 @@ class Renderer:
     async def _close_browser(self) -> None:
         browser, self._browser, self._context = self._browser, None, None
         self._tabs = []
+        self._tab_pages = {}
         for visit in self._visits.values():
             visit.crashed = True
         if browser is not None:
@@ -297,6 +314,7 @@ class Renderer:
             visit.crashed = True
         self._browser = self._context = None
         self._tabs = []
+        self._tab_pages = {}
 
     def _on_crash(self, tab: Page) -> None:
         visit = self._visits.get(tab)
@@ -408,9 +426,9 @@ class Renderer:
         await _quietly(route.fulfill(status=answer.status, headers=headers, body=body))
 
 
-def _pages_per_browser() -> int:
-    value = os.environ.get(PAGES_PER_BROWSER_ENV, "")
-    return int(value) if value.isdigit() and int(value) > 0 else PAGES_PER_BROWSER
+def _from_environment(name: str, default: int) -> int:
+    value = os.environ.get(name, "")
+    return int(value) if value.isdigit() and int(value) > 0 else default
 
 
 async def _quietly(action: Awaitable[None]) -> None:
