@@ -241,11 +241,11 @@ class Renderer:
             network = max(0.0, QUIET - (now - visit.network_at)) * 1000
             most = min(deadline - now, 1.0) * 1000
             try:
-                since_dom, timers, html = await tab.evaluate(
+                since_dom, waiting, html = await tab.evaluate(
                     WAIT_CALM, [QUIET * 1000, max(most, network), network])
             except PlaywrightError:  # navigated away mid-wait: read it now
-                since_dom, timers, html = 1e9, 0, None
-            if calm(time.monotonic() - visit.network_at, visit.in_flight, since_dom, timers):
+                since_dom, waiting, html = 1e9, 0, None
+            if calm(time.monotonic() - visit.network_at, visit.in_flight, since_dom, waiting):
                 return True, html
 
     # -- the browser and its tabs -----------------------------------------------------

@@ -6,6 +6,10 @@ all of these hold at once:
 
 * no request of the page is in flight, and none started or ended for
   :data:`QUIET` seconds (counted by the crawler, which answers every request);
+* no ``fetch()`` or ``XMLHttpRequest`` of the page's scripts is waiting for its
+  answer (counted in the page: the crawler hears of a request only once the
+  browser has passed it on, and on a busy machine that can take longer than
+  the quiet period, so a page read then would lack what the answer adds);
 * no DOM mutation for :data:`QUIET` seconds (a ``MutationObserver``);
 * no ``setTimeout`` of up to :data:`SHORT_TIMER_MS` is pending (a timer set
   for later than that is a poll or a carousel, not content on its way).
@@ -26,8 +30,36 @@ TRACKER = """
   if (window.__sitemapCrawler) return;
   const setTimer = window.setTimeout.bind(window);
   const clearTimer = window.clearTimeout.bind(window);
-  const state = {changed: performance.now(), timers: new Set(), setTimer};
+  const state = {changed: performance.now(), timers: new Set(), pending: 0, setTimer};
   window.__sitemapCrawler = state;
+  const started = () => { state.pending += 1; };
+  const ended = () => { state.pending -= 1; state.changed = performance.now(); };
+  const fetchFirst = window.fetch;
+  if (fetchFirst) {
+    window.fetch = function (...args) {
+      started();
+      let answer;
+      try {
+        answer = fetchFirst.apply(this, args);
+      } catch (error) {
+        ended();
+        throw error;
+      }
+      answer.then(ended, ended);
+      return answer;
+    };
+  }
+  const sendFirst = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function (...args) {
+    started();
+    this.addEventListener("loadend", ended, {once: true});
+    try {
+      return sendFirst.apply(this, args);
+    } catch (error) {
+      ended();
+      throw error;
+    }
+  };
   window.setTimeout = function (handler, delay, ...args) {
     if (typeof handler !== "function" || Number(delay) > SHORT_MS) {
       return setTimer(handler, delay, ...args);
@@ -51,9 +83,10 @@ TRACKER = """
 
 # Waits in the page (one round trip, not one every few milliseconds: each costs the
 # browser process a message) until the DOM has been still for ``quiet`` ms with no
-# short timer pending and ``network`` ms (what the network's quiet period still
-# lacks) have passed, or ``most`` ms have passed; returns [ms since the last DOM
-# change, short timers pending, the DOM serialised when it is calm (else null)]:
+# short timer or script request pending and ``network`` ms (what the network's quiet
+# period still lacks) have passed, or ``most`` ms have passed; returns [ms since the
+# last DOM change, short timers and script requests pending, the DOM serialised when
+# it is calm (else null)]:
 # serialising in the same round trip saves the browser a second one per page.
 WAIT_CALM = """async ([quiet, most, network]) => {
   const serialise = () => {
@@ -66,9 +99,10 @@ WAIT_CALM = """async ([quiet, most, network]) => {
   const start = performance.now();
   for (;;) {
     const since = performance.now() - s.changed;
-    const still = since >= quiet && s.timers.size === 0 && performance.now() - start >= network;
+    const waiting = s.timers.size + s.pending;
+    const still = since >= quiet && waiting === 0 && performance.now() - start >= network;
     if (still || performance.now() - start >= most) {
-      return [since, s.timers.size, still ? serialise() : null];
+      return [since, waiting, still ? serialise() : null];
     }
     const wait = Math.max(10, quiet - since, network - (performance.now() - start));
     await new Promise((done) => s.setTimer(done, wait));
@@ -76,7 +110,8 @@ WAIT_CALM = """async ([quiet, most, network]) => {
 }"""
 
 
-def calm(since_network: float, in_flight: int, since_dom_ms: float, timers: int) -> bool:
-    """The settle test, from what was measured (pure)."""
+def calm(since_network: float, in_flight: int, since_dom_ms: float, waiting: int) -> bool:
+    """The settle test, from what was measured (pure); ``waiting``: the page's short
+    timers and script requests still pending."""
     return (in_flight == 0 and since_network >= QUIET and since_dom_ms >= QUIET * 1000
-            and timers == 0)
+            and waiting == 0)

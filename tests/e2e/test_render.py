@@ -402,3 +402,42 @@ def test_our_disabled_features_keep_the_ones_playwright_disables() -> None:
     playwrights, ours = lists
     assert set(playwrights) - {"msForceBrowserSignIn",
                                "msEdgeUpdateLaunchServicesPreferredVersion"} <= set(ours)
+
+
+FETCHING = ('<!doctype html><div id="app"></div><script>fetch("/links.json")'
+            '.then((answer) => answer.json()).then((paths) => { for (const path of paths) {'
+            ' const link = document.createElement("a"); link.href = path;'
+            ' document.getElementById("app").appendChild(link); } });</script>')
+
+
+def test_the_settle_wait_waits_for_a_script_request_the_crawler_has_not_heard_of() -> None:
+    # The crawler counts a page's requests as the browser passes them on; on a busy
+    # machine a fetch() can wait longer than the quiet period for that, and the page
+    # was read without what its answer adds. The page counts its own requests too.
+    from playwright.sync_api import Route, sync_playwright
+
+    from crawler.render.renderer import FLAGS
+    from crawler.render.settle import QUIET, TRACKER, WAIT_CALM
+    held: list[Route] = []
+
+    def answer(route: Route) -> None:
+        if route.request.url.endswith("/links.json"):
+            held.append(route)  # not passed on yet, as far as the crawler knows
+        else:
+            route.fulfill(body=FETCHING, content_type="text/html")
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium_path(), args=FLAGS)
+        try:
+            page = browser.new_page()
+            page.add_init_script(TRACKER)
+            page.route("**/*", answer)
+            page.goto("http://127.0.0.1:9/page.html", wait_until="domcontentloaded")
+            _since, waiting, html = page.evaluate(WAIT_CALM, [QUIET * 1000, 500, 0])
+            assert (waiting, html) == (1, None)  # not calm: the fetch is pending
+            assert len(held) == 1
+            held[0].fulfill(body='["/found.html"]', content_type="application/json")
+            _since, waiting, html = page.evaluate(WAIT_CALM, [QUIET * 1000, 5000, 0])
+        finally:
+            browser.close()
+    assert waiting == 0 and '<a href="/found.html">' in html
