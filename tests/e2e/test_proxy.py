@@ -2,60 +2,22 @@
 
 from __future__ import annotations
 
-import http.client
 import socket
-import threading
-import urllib.parse
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import ClassVar
 
 import pytest
 from conftest import read_sitemaps, run_cli
+from forward_proxy import running_proxy
 from siteserver import RunningServer
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.usefixtures("transport")]
 
 
-class _Forwarder(BaseHTTPRequestHandler):
-    """A forward proxy for plain HTTP: absolute-form request in, origin's answer out."""
-
-    protocol_version = "HTTP/1.1"
-    seen: ClassVar[list[str]] = []  # replaced per server by the fixture
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def do_GET(self) -> None:
-        self.seen.append(self.path)
-        target = urllib.parse.urlsplit(self.path)
-        upstream = http.client.HTTPConnection(target.hostname, target.port, timeout=10)
-        headers = {k: v for k, v in self.headers.items()
-                   if k.lower() not in ("proxy-connection", "connection", "host")}
-        upstream.request("GET", target.path + (f"?{target.query}" if target.query else ""),
-                         headers=headers)
-        answer = upstream.getresponse()
-        body = answer.read()
-        self.send_response(answer.status)
-        for name, value in answer.getheaders():
-            if name.lower() not in ("connection", "transfer-encoding", "content-length"):
-                self.send_header(name, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-        upstream.close()
-
-
 @pytest.fixture
 def proxy() -> Iterator[tuple[str, list[str]]]:
-    seen: ClassVar[list[str]] = []  # replaced per server by the fixture
-    handler = type("Handler", (_Forwarder,), {"seen": seen})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", seen
-    server.shutdown()
-    server.server_close()
+    with running_proxy() as running:
+        yield running
 
 
 def test_http_proxy_from_the_environment_is_used(

@@ -11,21 +11,18 @@ disallows; a third-party script and image (``localhost`` is another origin than
 from __future__ import annotations
 
 import csv
-import http.client
-import http.server
 import json
 import os
 import signal
 import subprocess
 import sys
-import threading
 import time
-import urllib.parse
 from pathlib import Path
 
 import pytest
 from browser import browser_page, chromium_path
 from conftest import REPO, ctrl_c_as_in_a_terminal, read_sitemaps, run_cli
+from forward_proxy import running_proxy
 from siteserver import RunningServer, SiteServer
 
 pytestmark = pytest.mark.timeout(180)
@@ -330,51 +327,16 @@ def test_a_crashed_browser_is_restarted_and_the_page_tried_once_more(
 
 
 
-class _AnyHostProxy(http.server.BaseHTTPRequestHandler):
-    """A forward proxy that sends every absolute-form request to one local server,
-    whatever host it names: a site on port 80 of a public-looking name, reached
-    without DNS or a packet leaving 127.0.0.0/8."""
-
-    protocol_version = "HTTP/1.1"
-    upstream_port = 0
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def do_GET(self) -> None:
-        target = urllib.parse.urlsplit(self.path)
-        upstream = http.client.HTTPConnection("127.0.0.1", self.upstream_port, timeout=10)
-        upstream.request("GET", target.path + (f"?{target.query}" if target.query else ""))
-        answer = upstream.getresponse()
-        body = answer.read()
-        self.send_response(answer.status)
-        for name, value in answer.getheaders():
-            if name.lower() not in ("connection", "transfer-encoding", "content-length"):
-                self.send_header(name, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-        upstream.close()
-
-
 def test_a_plain_http_site_is_rendered_over_plain_http(tmp_path: Path) -> None:
     # Chromium upgrades http:// navigations of public names on port 80 to https://
     # unless told not to (loopback and other ports are exempt, so the other tests
     # cannot see it): each page then began with a navigation of the browser's own,
     # aborted (it is not the crawl's document), and reported as a render error.
-    with RunningServer("spa") as site:
-        handler = type("Handler", (_AnyHostProxy,), {"upstream_port": site.port})
-        proxy = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        threading.Thread(target=proxy.serve_forever, daemon=True).start()
-        start = "http://spa.sitemap-crawler-example.com/"
-        try:
-            run = run_cli("crawl", start, "--out", str(tmp_path / "out"), "--report",
-                          str(tmp_path / "crawl.json"), *_render_args("always"),
-                          "--max-pages", "3", timeout=120, proxy_env={
-                              "http_proxy": f"http://127.0.0.1:{proxy.server_address[1]}"})
-        finally:
-            proxy.shutdown()
-            proxy.server_close()
+    start = "http://spa.sitemap-crawler-example.com/"
+    with RunningServer("spa") as site, running_proxy(only_to=site.port) as (proxy, _seen):
+        run = run_cli("crawl", start, "--out", str(tmp_path / "out"), "--report",
+                      str(tmp_path / "crawl.json"), *_render_args("always"),
+                      "--max-pages", "3", timeout=120, proxy_env={"http_proxy": proxy})
     assert run.code == 0, run.stderr
     rows = {row["url"]: row for row in json.loads((tmp_path / "crawl.json").read_text())["urls"]}
     assert rows[start]["rendered"] is True
