@@ -38,7 +38,15 @@ NEVER_REQUESTED = ["/cdn/picture.png", "/private/app.js", "/clicked.html",
 
 
 def _render_args(mode: str) -> list[str]:
-    return ["--render", mode, "--render-timeout", "2", "--browser", chromium_path()]
+    # endless.html is read at the deadline, so it is short; not so short that a page
+    # loaded in a browser just started on a busy machine misses it
+    return ["--render", mode, "--render-timeout", "4", "--browser", chromium_path()]
+
+
+def _rendering(rows: dict[str, dict]) -> dict[str, tuple]:
+    """What a failed assertion should show of each page's rendering."""
+    return {path: (row.get("rendered"), row.get("render_reason"), row.get("raw_links"),
+                   row.get("rendered_links")) for path, row in rows.items()}
 
 
 def _crawl(tmp_path: Path, *options: str, site_name: str = "spa",
@@ -61,7 +69,7 @@ def test_rendering_lists_what_a_browser_shows(tmp_path: Path, mode: str) -> None
     site, _run, locs, rows = _crawl(tmp_path, *_render_args(mode), env={
         "SITEMAP_CRAWLER_PAGES_PER_BROWSER": "3"} if mode == "always" else {
         "SITEMAP_CRAWLER_PAGES_PER_TAB": "1"})
-    assert locs == sorted(APP_PAGES + SERVER_RENDERED)
+    assert locs == sorted(APP_PAGES + SERVER_RENDERED), _rendering(rows)
     for path, reason in NOT_LISTED.items():
         assert rows[path]["reason"] == reason, path
     # every document requested once, the bundles once for the whole crawl
@@ -117,6 +125,7 @@ def test_audit_says_what_javascript_changed_in_json_csv_and_html(tmp_path: Path)
     document = json.loads(json_report.read_text())
     found = document["findings"]
     links = {item["url"].removeprefix(u): item for item in found["rendered-links"]["items"]}
+    assert {"/timer.html", "/fetched.html"} <= set(links), found["render-errors"]["items"]
     assert links["/timer.html"]["first_added"] == [u + "/from-timer.html"]
     assert links["/fetched.html"]["first_added"] == [u + "/from-fetch.html"]
     assert links["/app/about"]["first_added"] == [u + "/app/contact"]
