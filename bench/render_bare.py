@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
-import os
 import shutil
 import subprocess
 import sys
@@ -35,41 +34,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from render import spa  # noqa: E402
+from render import TICK, _kind, _tree, spa  # noqa: E402
 
 from bench import Nginx  # noqa: E402
 from crawler.render.renderer import FLAGS  # noqa: E402
 from crawler.render.settle import QUIET, TRACKER, WAIT_CALM  # noqa: E402
-
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def _tree(pid: int) -> list[int]:
-    children: dict[int, list[int]] = collections.defaultdict(list)
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children[parent].append(int(entry.name))
-    found, todo = [], [pid]
-    while todo:
-        found.append(todo.pop())
-        todo += children.get(found[-1], [])
-    return found
-
-
-def _kind(command: str) -> str:
-    if "--type=renderer" in command:
-        return "renderers"
-    if "--type=" in command:
-        return "helpers"
-    if "--remote-debugging-pipe" in command:
-        return "browser"
-    if "run-driver" in command:
-        return "driver"
-    return "python"
 
 
 def _sample(pid: int) -> dict[int, tuple[str, float, int]]:

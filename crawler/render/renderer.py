@@ -9,8 +9,8 @@ The browser is launched at the first page that needs it (a crawl that renders
 nothing starts none). Its memory is bounded in two steps: a tab is closed after
 :data:`PAGES_PER_TAB` pages (Playwright's objects for each request a tab made
 live as long as the tab), and the browser restarted after
-:data:`PAGES_PER_BROWSER`. It is restarted after a crash too (the page then tried once more, and
-read from its raw HTML if the browser crashes again). Playwright's driver
+:data:`PAGES_PER_BROWSER`. It is restarted after a crash too (the page then
+tried once more, and read from its raw HTML if the browser crashes again). Playwright's driver
 closes the browser when this process ends, however it ends, even by
 ``kill -9`` (it reads the end of its pipe).
 """
@@ -322,6 +322,7 @@ class Renderer:
             visit.crashed = True
         if tab in self._tabs:
             self._tabs.remove(tab)
+        self._tab_pages.pop(tab, None)
 
     def _on_error(self, tab: Page, error: Any) -> None:
         visit = self._visits.get(tab)
