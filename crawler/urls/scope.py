@@ -95,14 +95,33 @@ class Scope:
         origin = origin_of(url)
         if origin == self.origin:
             return Verdict.OUT_OF_SCOPE
+        host = host_of(url)
+        if not _may_share_domain(host, host_of(self.origin)):
+            return Verdict.EXTERNAL
         # Same site: the host is our registered domain or under it. A suffix test, not
         # a second public-suffix lookup: a page may link 100,000 other hosts.
         ours_now = ours() if ours is not None else _registered_domain_cached(
             host_of(self.origin))
-        host = host_of(url)
         if host == ours_now or host.endswith("." + ours_now):
             return Verdict.OTHER_HOST
         return Verdict.EXTERNAL
+
+
+def _may_share_domain(host: str, own: str) -> bool:
+    """Could ``host`` be under our registered domain? Not unless it ends with our
+    host's last two labels (its one label, if that is all it has): a registered
+    domain is a public suffix and one label more, so it holds at least those,
+    and where tldextract finds no suffix (an IP address, ``localhost``, an
+    unknown top-level domain) it is the whole host. Most links to other sites
+    are told apart here, without the suffix list, which the crawl would
+    otherwise stop to wait for at its first such link (about 0.1 s; it is
+    worked out in a child as the crawl starts). A host with a trailing dot is
+    left to the list (tldextract drops the dot)."""
+    if own.endswith("."):
+        return True
+    cut = own.rfind(".", 0, own.rfind("."))
+    tail = own[cut + 1:]
+    return host == tail or host.endswith("." + tail)
 
 
 @lru_cache(maxsize=64)
