@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from crawler.audit.names import CHANGES, FINDINGS
 from crawler.cli import failure
@@ -23,11 +23,10 @@ from crawler.core.errors import ConfigError
 from crawler.engine.coordinator import LiveSitemapReader
 from crawler.engine.worker_pool import worker_count
 from crawler.http.fetch import Fetcher
-from crawler.store.live_sitemap import LiveSitemap
 from crawler.urls.scope import Scope
-from sitemap_writer import (
-    read_sitemap,
-)
+
+if TYPE_CHECKING:
+    from crawler.store.live_sitemap import LiveSitemap
 
 
 def live_reader(config: CrawlConfig, asked: str | None = "") -> LiveSitemapReader | None:
@@ -43,6 +42,7 @@ def live_reader(config: CrawlConfig, asked: str | None = "") -> LiveSitemapReade
                    secret: Callable[[str], bool] | None) -> LiveSitemap:
         # imported here: a crawl without --compare-sitemap never needs the reader
         from crawler.audit.live_sitemap import read_live_sitemap
+        from sitemap_writer import read_sitemap
 
         return await read_live_sitemap(fetcher, asked, scope, robots_txt, read_sitemap, clean,
                                        secret)
