@@ -335,10 +335,10 @@ class CrawlState:
             return []
         ids = array("I")
         ids.frombytes(zlib.decompress(page.outlinks))
-        unseen = set(ids)
-        unseen -= self._handed  # in C: most pages bring no new id at all
-        if not unseen:
+        if self._handed.issuperset(ids):  # in C, and most pages bring no new id at all
             return []
+        unseen = set(ids)
+        unseen -= self._handed
         self._handed |= unseen
         return self._urls(url_id for url_id in dict.fromkeys(ids) if url_id in unseen)
 
