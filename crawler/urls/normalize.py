@@ -214,6 +214,7 @@ def resolve_link(base: str, href: str) -> str | None:
 _PAGE_CACHE: dict[tuple[str, str], str | None] = {}
 _PAGE_CACHE_MAX = 1 << 16
 _MISS = object()
+_DOT_PREFIX = re.compile(r"(?:\.\.?/)+")  # "./" and "../" steps at a relative path's start
 
 
 class PageLinks:
@@ -241,7 +242,9 @@ class PageLinks:
         if not href:
             return self.base
         first = href[0]
-        if first in "#?" or first <= " " or href[-1] <= " ":
+        if first == "#":  # the page itself, whatever follows (resolve_link's answer)
+            return self.base
+        if first == "?" or first <= " " or href[-1] <= " ":
             return resolve_link(self.base, href)
         joined = self._plain(href, first)
         if joined is not None:
@@ -259,26 +262,36 @@ class PageLinks:
 
     def _plain(self, href: str, first: str) -> str | None:
         """The URL of a path-only href that needs no normalising, else ``None``."""
-        path, _, query = href.partition("#")[0].partition("?")
+        cut = href.find("#")
+        path, _, query = (href if cut < 0 else href[:cut]).partition("?")
         if (not path or _PATH_NEEDS_WORK.search(path)
                 or (query and _QUERY_NEEDS_WORK.search(query))):
             return None
         if first == "/":
-            if path.startswith("//"):
+            if path[1:2] == "/":
                 return None  # another host
         else:
-            if ":" in path.partition("/")[0]:
+            slash = path.find("/")
+            if ":" in (path if slash < 0 else path[:slash]):
                 return None  # a scheme, or a colon a relative path may not start with
             directory = self.directory_path
-            while path.startswith("../"):
-                path = path[3:]
-                directory = directory[: directory.rstrip("/").rfind("/") + 1] or "/"
-            while path.startswith("./"):
-                path = path[2:]
+            if first == ".":
+                dots = _DOT_PREFIX.match(path)
+                if dots is not None:  # "./" stays, each "../" leaves one segment
+                    end = dots.end()
+                    directory = self._up(path.count("../", 0, end))
+                    path = path[end:]
             path = directory + path
         if "/." in path:
-            return None  # dot segments (or a name starting with "."): the full way
+            return None  # dot segments left (or a name starting with "."): the full way
         return f"{self.origin}{path}?{query}" if query else self.origin + path
+
+    def _up(self, levels: int) -> str:
+        """The directory ``levels`` segments above the base's (an empty one counts)."""
+        directory = self.directory_path
+        for _ in range(levels):
+            directory = directory[: directory.rfind("/", 0, len(directory) - 1) + 1] or "/"
+        return directory
 
 
 def _shareable(href: str) -> bool:

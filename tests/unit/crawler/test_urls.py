@@ -54,7 +54,8 @@ PAGE_HREF_PARTS = st.sampled_from([
     *"ab./?#:=%-_~@!;\\ \t", "..", "../", "./", "//", "/.", "http:", "https:", "%2E", "%41",
     "é", "x.html", ".hidden", "mailto:", "..//"])
 PAGE_BASES = ["http://h/", "http://h/a/b/c", "http://h/a/b/?q=1", "https://h:8443/x/y;p",
-              "http://h/a%2Fb/c", "http://h/a/", "http://h/a/b/c/d/e/f.html"]
+              "http://h/a%2Fb/c", "http://h/a/", "http://h/a/b/c/d/e/f.html",
+              "http://h/a//b/c.html", "http://h//"]
 
 
 @settings(max_examples=1500)
@@ -66,6 +67,20 @@ def test_page_links_resolve_as_resolve_link_does(href: str, base: str, other: st
     PageLinks(other).resolve(href)
     assert PageLinks(base).resolve(href) == resolve_link(base, href)
     assert PageLinks(base).resolve(href) == resolve_link(base, href)  # from the cache
+
+
+@pytest.mark.parametrize(("base", "href", "expected"), [
+    # an empty segment is a segment: "../" leaves it, as it leaves any other
+    ("http://h/a//b.html", "../x", "http://h/a/x"),
+    ("http://h/a//b/c.html", "../../x", "http://h/a/x"),
+    ("http://h/a//b/c.html", "./.././x", "http://h/a//x"),
+    ("http://h/a/b/c.html", "./../x", "http://h/a/x"),
+    ("http://h/a/", "../../../x", "http://h/x"),
+])
+def test_page_links_go_up_one_segment_for_each_dot_dot(base: str, href: str,
+                                                       expected: str) -> None:
+    assert resolve_link(base, href) == expected
+    assert PageLinks(base).resolve(href) == expected
 
 
 def test_page_links_share_results_within_a_directory_only() -> None:
