@@ -80,8 +80,9 @@ class PageFacts:
 
 
 def extract(
-    html: str, page_url: str, token: str, *, fingerprint_ignoring: tuple[str, ...] | None = None,
-    images: bool = False, anchors: bool = False, client_rendering: bool = False,
+    html: str | bytes, page_url: str, token: str, *,
+    fingerprint_ignoring: tuple[str, ...] | None = None, images: bool = False,
+    anchors: bool = False, client_rendering: bool = False,
     fragments: bool = False, extractions: tuple[Rule, ...] = (), structured: bool = False,
     edges: bool = False, news: bool = False, videos: bool = False,
 ) -> PageFacts:
@@ -93,6 +94,11 @@ def extract(
     the extraction time, and this runs for every page crawled.
     """
     tree = LexborHTMLParser(html)
+    # the text, for what reads it rather than the tree (bytes are UTF-8: html_source)
+    page_text = html if isinstance(html, str) else ""
+    if not page_text and html and (structured or news or videos or client_rendering
+                                   or extractions):
+        page_text = html.decode("utf-8", "replace")  # type: ignore[union-attr]
     facts = PageFacts()
     base = page_url
     for node in tree.tags("base"):
@@ -163,20 +169,20 @@ def extract(
         from crawler.page.structured_data import has_structured_data, read_structured
 
         if has_structured_data(tree):
-            facts.structured = read_structured(html, page_url)
+            facts.structured = read_structured(page_text, page_url)
     if images:
         facts.images = page_images(tree, base)
     for node in tree.tags("title"):
         facts.title = " ".join((node.text() or "").split())[:TITLE_CHARS]
         break
     if client_rendering:
-        facts.client_rendered = client_rendered(tree, page_url, links, html)
+        facts.client_rendered = client_rendered(tree, page_url, links, page_text)
     if fragments:
         facts.ids = page_ids(tree)
     if anchors:  # an audit: what the page says of itself
         facts.page = page_facts(tree)
     if extractions:
-        facts.extracted = extract_values(extractions, tree, html)
+        facts.extracted = extract_values(extractions, tree, page_text)
     if news or videos:
         from crawler.page.news_video import article_facts, page_videos
     if news:

@@ -16,7 +16,7 @@ from crawler.core.errors import ErrorKind
 from crawler.core.records import PageRecord, Verdict
 from crawler.core.response import Response
 from crawler.page.custom_extract import Rule
-from crawler.page.decode import decode_html
+from crawler.page.decode import html_source
 from crawler.page.extract import alternates_from_link_headers, canonical_from_link_headers, extract
 from crawler.urls.normalize import resolve_link
 from crawler.urls.robots import header_directives
@@ -192,7 +192,7 @@ def _read_html(
     videos: bool = False,
 ) -> None:
     record = outcome.record
-    html = decode_html(response.body or b"", response.content_type)
+    html = html_source(response.body or b"", response.content_type)
     facts = extract(html, record.url, token, fingerprint_ignoring=ignoring, images=images,
                     anchors=anchors, client_rendering=render == "auto", fragments=fragments,
                     extractions=extractions, structured=anchors, edges=edges, news=news,

@@ -3,8 +3,11 @@ from __future__ import annotations
 import codecs
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from crawler.page.decode import decode_html, sniff_encoding
+from crawler.page.decode import decode_html, html_source, sniff_encoding
+from crawler.page.extract import extract
 
 
 @pytest.mark.parametrize(("body", "content_type", "encoding"), [
@@ -50,3 +53,53 @@ def test_a_charset_with_a_nul_byte_is_ignored(label: str) -> None:
     """codecs.lookup raises ValueError, not LookupError, on a NUL (found by the page
     property test): such a label names no charset, so the page is read as UTF-8."""
     assert sniff_encoding(b"<p>", f"text/html; charset={label}") == "utf-8"
+
+
+# Pieces of pages: markup, text in several scripts, and bytes that are not UTF-8
+# (lone continuation bytes, truncated sequences, overlongs, surrogates, 0xFF),
+# placed in attribute values, text, comments and tag names alike.
+_PIECES = st.sampled_from([
+    b"<a href=\"", b"\">", b"</a>", b"<a href=", b" ", b"<area href='", b"'>",
+    b"<link rel=canonical href=\"", b"<link rel=alternate hreflang=\"", b"<meta name=robots "
+    b"content=\"", b"<title>", b"</title>", b"<img src=\"", b"<base href=\"", b"<!--", b"-->",
+    b"<script>", b"</script>", b"&eacute;", b"&#233;", b"&#xD800;", b"/p", b".html", b"#x",
+    b"?q=", b"../", "caf\u00e9".encode(), "\u65e5\u672c".encode(), "\U0001f600".encode(),
+    b"\x80", b"\xbf", b"\xc3", b"\xe2\x82", b"\xf0\x9f\x98", b"\xc0\xaf", b"\xed\xa0\x80",
+    b"\xff", b"\xfe", b"\xe9", b"\r\n", b"\t", b"<", b">", b"\"", b"=",
+    b'<script type="application/ld+json">{"@type": "VideoObject", "name": "',
+    b'", "contentUrl": "/v.mp4"}</script>', b"<video src=\"", b'<meta property="og:title" '
+    b'content="', b"<h1>",
+])
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_PIECES, max_size=40).map(b"".join))
+def test_utf8_bytes_read_as_their_decoded_text(body: bytes) -> None:
+    """A page given to the parser as bytes yields what its decoded text yields: the
+    same links, canonical, robots, title, hreflang, images, anchors and fragments."""
+    page = b"<html><head>" + body + b"</head><body>" + body + b"</body></html>"
+    source = html_source(page, "text/html; charset=utf-8")
+    assert isinstance(source, bytes)
+    options = {"images": True, "anchors": True, "fragments": True, "edges": True,
+               "structured": True, "videos": True, "news": True}
+    as_bytes = extract(source, "http://h/a/b.html", "bot", **options)
+    as_text = extract(decode_html(page, "text/html; charset=utf-8"), "http://h/a/b.html",
+                      "bot", **options)
+    assert as_bytes == as_text
+
+
+@pytest.mark.parametrize(("body", "content_type"), [
+    (b"<p>nul \x00 byte</p>", "text/html"),
+    (codecs.BOM_UTF8 + b"<p>bom</p>", "text/html"),
+    ("<p>caf\u00e9</p>".encode("latin-1"), "text/html; charset=iso-8859-1"),
+    (b'<meta charset="koi8-r"><p>\xc1</p>', None),
+])
+def test_pages_that_read_differently_as_bytes_are_decoded(body: bytes,
+                                                         content_type: str | None) -> None:
+    assert html_source(body, content_type) == decode_html(body, content_type)
+
+
+def test_utf8_pages_go_to_the_parser_as_they_came() -> None:
+    body = "<p>caf\u00e9 \u65e5\u672c</p>".encode()
+    assert html_source(body, "text/html") is body
+    assert html_source(body, "text/html; charset=UTF-8") is body
