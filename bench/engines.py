@@ -9,8 +9,11 @@ within each round, so a noisy moment costs every engine alike.
     python bench/engines.py --pages 10000 --requests 6000 --rounds 3
 
 * ``aiohttp``          aiohttp alone (no httpx objects): the floor of today's engine
-* ``ours``             the crawler's transport (crawler.http.aiohttp_transport), fed
-                       requests as the crawler builds them (crawler.http.prebuilt)
+* ``ours``             the crawler's default transport (crawler.http.h1_transport: an
+                       asyncio protocol, llhttp's parser), fed requests as the
+                       crawler builds them (crawler.http.prebuilt)
+* ``aiohttp-adapter``  the crawler's transport through a proxy, and its default until
+                       2026-11-26 (crawler.http.aiohttp_transport), fed the same
 * ``pyreqwest``        pyreqwest alone (reqwest/hyper, a compiled wheel)
 * ``pyreqwest-httpx``  pyreqwest's own transport for httpx, fed the same requests
 """
@@ -94,6 +97,22 @@ async def run_ours(urls: list[str]) -> int:
                                                           concurrency=IN_FLIGHT))
 
 
+async def run_aiohttp_adapter(urls: list[str]) -> int:
+    """The crawler's transport before the lean one: aiohttp's engine under httpx's API
+    (still the transport through a proxy)."""
+    from crawler.http.aiohttp_transport import AiohttpTransport
+    from crawler.http.transports import (
+        KEEPALIVE_SECONDS,
+        MAX_HEADER_BYTES,
+        MAX_HEADERS,
+        tls_context,
+    )
+    return await run_httpx_transport(urls, AiohttpTransport(
+        ssl_context=tls_context("http"), max_connections=IN_FLIGHT,
+        keepalive_expiry=KEEPALIVE_SECONDS, proxy=None, max_header_bytes=MAX_HEADER_BYTES,
+        max_headers=MAX_HEADERS))
+
+
 def _pyreqwest_client() -> object:
     from pyreqwest.client import ClientBuilder
     return (ClientBuilder().max_connections(IN_FLIGHT).http1_only().gzip(False)
@@ -154,7 +173,8 @@ async def run_pyreqwest_lean(urls: list[str]) -> int:
     return await run_httpx_transport(urls, Lean())
 
 
-ENGINES = {"aiohttp": run_aiohttp, "ours": run_ours, "pyreqwest": run_pyreqwest,
+ENGINES = {"aiohttp": run_aiohttp, "ours": run_ours,
+           "aiohttp-adapter": run_aiohttp_adapter, "pyreqwest": run_pyreqwest,
            "pyreqwest-httpx": run_pyreqwest_httpx, "pyreqwest-lean": run_pyreqwest_lean}
 
 

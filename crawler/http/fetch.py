@@ -1,6 +1,6 @@
 """One request in, one :class:`Response` out — through httpx's API only.
 
-A crawl has one httpx transport (``transports.py``: aiohttp's engine by
+A crawl has one httpx transport (``transports.py``: our HTTP/1.1 client by
 default, httpx's own with HTTP/2 for ``--http2``) and one ``httpx.Cookies``
 jar. Requests and responses are httpx objects, sent through httpx's transport
 API (``handle_async_request``) rather than ``httpx.AsyncClient.send``: the

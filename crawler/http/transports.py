@@ -1,22 +1,28 @@
 """Which transport carries a crawl's requests, and how it is set up.
 
-============  =====================================  ==========================
-option        transport                              connections
-============  =====================================  ==========================
-(default)     aiohttp's engine under httpx's API,    at most ``--concurrency``,
-              HTTP/1.1 with keep-alive               kept alive
-``--http2``   httpx's own (httpcore), HTTP/2 when    one multiplexed connection
-              the server agrees by ALPN over TLS;    for ``https``; up to
-              plain ``http`` stays HTTP/1.1          ``--concurrency`` for
+=============  ====================================  ==========================
+option         transport                             connections
+=============  ====================================  ==========================
+(default)      ours (``h1_transport.py``): HTTP/1.1  at most ``--concurrency``,
+               on an asyncio protocol, llhttp's      kept alive
+               parser, under httpx's API
+a proxy in     aiohttp's engine under httpx's API    the same, to the proxy
+the            (``aiohttp_transport.py``), which
+environment    speaks to HTTP proxies and tunnels
+               ``https`` through them
+``--http2``    httpx's own (httpcore), HTTP/2 when   one multiplexed connection
+               the server agrees by ALPN over TLS;   for ``https``; up to
+               plain ``http`` stays HTTP/1.1         ``--concurrency`` for
                                                      ``http``
-============  =====================================  ==========================
+=============  ====================================  ==========================
 
-The default is the fast one (0.2 ms of CPU a request against 1.1-3.0 ms for
-httpx's own HTTP/1.1 pool, bench/README.md); HTTP/2 is for live HTTPS sites,
-where one connection carrying ``--concurrency`` streams is kinder to the
-server than ``--concurrency`` connections. Both verify certificates against
-the same bundle and go through the same proxy, decided here once per crawl:
-a crawl has one scheme and host.
+The default is the cheap one: 0.048 ms of CPU a request on a fast site, against
+0.128 ms through aiohttp's engine and 1.1-3.0 ms through httpx's own HTTP/1.1
+pool (bench/engines.py, bench/README.md); aiohttp is imported only for a proxy.
+HTTP/2 is for live HTTPS sites, where one connection carrying ``--concurrency``
+streams is kinder to the server than ``--concurrency`` connections. All verify
+certificates against the same bundle and go through the same proxy, decided
+here once per crawl: a crawl has one scheme and host.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ import urllib.request
 import certifi
 import httpx
 
-from crawler.http.aiohttp_transport import AiohttpTransport
+from crawler.http.h1_transport import H1Transport
 from crawler.urls.normalize import host_of
 
 # Idle keep-alive connections are closed after this many seconds.
@@ -67,7 +73,13 @@ def open_transport(start_url: str, *, http2: bool, concurrency: int) -> httpx.As
     scheme = start_url.partition(":")[0]
     context = tls_context(scheme)
     proxy = proxy_for(start_url)
-    if not http2:
+    if not http2 and proxy is None:
+        return H1Transport(ssl_context=context, max_connections=concurrency,
+                           keepalive_expiry=KEEPALIVE_SECONDS,
+                           max_header_bytes=MAX_HEADER_BYTES, max_headers=MAX_HEADERS)
+    if not http2:  # through a proxy: aiohttp's engine speaks to it (imported only then)
+        from crawler.http.aiohttp_transport import AiohttpTransport
+
         return AiohttpTransport(ssl_context=context, max_connections=concurrency,
                                 keepalive_expiry=KEEPALIVE_SECONDS, proxy=proxy,
                                 max_header_bytes=MAX_HEADER_BYTES, max_headers=MAX_HEADERS)

@@ -11,7 +11,7 @@ import sys
 import pytest
 from conftest import REPO
 
-HEAVY = ("httpx", "aiohttp", "selectolax", "anyio", "tldextract", "crawler.engine",
+HEAVY = ("httpx", "aiohttp", "httptools", "selectolax", "anyio", "tldextract", "crawler.engine",
          "crawler.http", "crawler.audit.findings", "crawler.page.read", "lxml", "rich")
 
 
@@ -49,7 +49,8 @@ def test_a_crawl_still_imports_its_engine(tmp_path: object) -> None:
     assert "crawler.engine.coordinator" in modules and "crawler.cli.run" in modules
     # what a crawl never uses: httpx's own command line, the live-sitemap reader
     # without --compare-sitemap, the audit's findings and reports without --report
-    assert "httpx._client" in modules and "aiohttp" in modules
+    assert "httpx._client" in modules and "crawler.http.h1_transport" in modules
+    assert "aiohttp" not in modules and "yarl" not in modules  # its engine: for a proxy only
     assert "httpx._main" not in modules and "crawler.audit.live_sitemap" not in modules
     assert not {"crawler.audit.findings", "crawler.audit.report",
                 "crawler.audit.report_html"} & modules

@@ -1,0 +1,454 @@
+"""httpx's transport API on a lean HTTP/1.1 client: the default transport.
+
+A crawl of a fast site is bound by the crawling process's CPU, and on the
+synthetic 10,000 pages a third of it went to aiohttp's client machinery: a
+``ClientRequest``, a ``ClientResponse``, a ``StreamReader``, a timer
+context, trace hooks and its connector, 0.13 ms of CPU a request, where an
+asyncio protocol that writes the request and hands back what the socket
+delivered costs a third of that (``bench/engines.py``). A crawler needs
+little of a general client: one origin, no cookies of the client's own (the
+fetcher keeps them), no redirects (the frontier follows them), no body to
+send, the deadline set by the fetcher. So requests go out here:
+
+* **llhttp parses the answers** (``httptools``, the parser of Node.js and
+  uvicorn): status line, headers, chunked and length-delimited bodies, all
+  in C; nothing here reads HTTP syntax but the request we write;
+* **one request a connection at a time**, connections kept alive in a pool
+  of at most ``max_connections``, an idle one closed after
+  ``keepalive_expiry`` seconds, and a request whose reused connection turns
+  out closed by the server before any answer tried once more on a new one
+  (a server may close an idle connection at any moment: RFC 9112 §9.3.1);
+* **the URL goes out exactly as the crawler spelt it** (the request's raw
+  path and query, or the prebuilt string the fetcher attached), never
+  re-quoted;
+* **limits on the answer's head**: a header line of up to
+  ``max_header_bytes`` (real pages carry 10-20 KB ``Content-Security-Policy``
+  and ``Link`` headers), at most ``max_headers`` of them, and 16 such lines'
+  worth in all, counted as the bytes arrive (llhttp itself sets no limit, so
+  a head that never ends would otherwise grow until the deadline);
+* **back-pressure**: a body the fetcher reads slower than it arrives (or
+  stops reading at its cap) pauses the socket past 256 KB;
+* **every failure is the httpx exception that says what happened**, a TLS
+  failure raised from its :class:`ssl.SSLError` so the fetcher can say "TLS".
+
+Through a proxy the requests go by aiohttp's engine instead
+(``aiohttp_transport.py``), which speaks to HTTP proxies and tunnels
+``https`` through them; ``transports.py`` decides, once per crawl.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import ssl
+import time
+from collections.abc import AsyncIterator
+
+import httptools
+import httpx
+
+from crawler.http.prebuilt import RAW_URL
+
+HTTP_11 = {"http_version": b"HTTP/1.1"}
+# Past this many unread body bytes the socket is paused until the reader catches up.
+HIGH_WATER = 256 * 1024
+# A head may take this many times max_header_bytes in all (1 MiB by default).
+HEAD_LINES_IN_ALL = 16
+_DEFAULT_PORTS = {b"http": 80, b"https": 443}
+
+
+class H1Transport(httpx.AsyncBaseTransport):
+    """HTTP/1.1 connections to the origins a crawl asks, pooled and kept alive."""
+
+    def __init__(self, *, ssl_context: ssl.SSLContext, max_connections: int,
+                 keepalive_expiry: float, max_header_bytes: int, max_headers: int) -> None:
+        self._ssl = ssl_context
+        self._limit = max(1, max_connections)
+        self._keepalive = keepalive_expiry
+        self._max_header_bytes = max_header_bytes
+        self._max_headers = max_headers
+        self._idle: dict[tuple[bytes, bytes, int], collections.deque[_Connection]] = {}
+        self._open = 0  # connections open or being opened
+        self._waiting: collections.deque[asyncio.Future[None]] = collections.deque()
+        self._closed = False
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        url = request.url
+        scheme = url.raw_scheme
+        port = url.port or _DEFAULT_PORTS.get(scheme, 80)
+        key = (scheme, url.raw_host, port)
+        head = _request_head(request)
+        head_only = request.method == "HEAD"
+        for _attempt in range(2):
+            connection, reused = await self._connection(key)
+            try:
+                connection.send(head, head_only)
+                status, headers = await connection.answer()
+            except _Stale:
+                self._discard(connection)
+                if reused:
+                    continue  # closed by the server while idle: once more, on a new one
+                raise httpx.ReadError(
+                    "the server closed the connection without answering") from None
+            except BaseException:
+                self._discard(connection)
+                raise
+            return httpx.Response(status, headers=headers, stream=_Body(self, connection),
+                                  request=request, extensions=HTTP_11)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def aclose(self) -> None:
+        self._closed = True
+        for idle in self._idle.values():
+            while idle:
+                idle.pop().close()
+        self._idle.clear()
+
+    async def _connection(self, key: tuple[bytes, bytes, int]) -> tuple[_Connection, bool]:
+        """An idle connection to ``key``'s origin (reused) or a new one."""
+        idle = self._idle.get(key)
+        now = time.monotonic()
+        while idle:
+            connection = idle.pop()
+            if connection.usable(now, self._keepalive):
+                return connection, True
+            self._discard(connection)
+        while self._open >= self._limit:
+            if not self._close_an_idle_connection():
+                waiter = asyncio.get_running_loop().create_future()
+                self._waiting.append(waiter)
+                try:
+                    await waiter
+                except BaseException:
+                    if waiter.done() and not waiter.cancelled():
+                        self._wake_one()  # woken, but leaving: the turn passes on
+                    raise
+                reused = self._idle.get(key)
+                if reused:
+                    connection = reused.pop()
+                    if connection.usable(time.monotonic(), self._keepalive):
+                        return connection, True
+                    self._discard(connection)
+        self._open += 1
+        try:
+            return await self._connect(key), False
+        except BaseException:
+            self._open -= 1
+            self._wake_one()
+            raise
+
+    async def _connect(self, key: tuple[bytes, bytes, int]) -> _Connection:
+        scheme, raw_host, port = key
+        host = raw_host.decode("ascii")
+        connection = _Connection(key, self._max_header_bytes, self._max_headers,
+                                 self._max_header_bytes * HEAD_LINES_IN_ALL)
+        loop = asyncio.get_running_loop()
+        try:
+            if scheme == b"https":
+                await loop.create_connection(lambda: connection, host, port, ssl=self._ssl,
+                                             server_hostname=host)
+            else:
+                await loop.create_connection(lambda: connection, host, port)
+        except ssl.SSLError as exc:
+            raise httpx.ConnectError(str(exc) or type(exc).__name__) from exc
+        except OSError as exc:
+            raise httpx.ConnectError(str(exc) or type(exc).__name__) from exc
+        return connection
+
+    def _close_an_idle_connection(self) -> bool:
+        """Make room for a connection to another origin by closing an idle one."""
+        for idle in self._idle.values():
+            if idle:
+                self._discard(idle.popleft())
+                return True
+        return False
+
+    def _discard(self, connection: _Connection) -> None:
+        if not connection.discarded:
+            connection.discarded = True
+            connection.close()
+            self._open -= 1
+            self._wake_one()
+
+    def _wake_one(self) -> None:
+        while self._waiting:
+            waiter = self._waiting.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+
+    def _release(self, connection: _Connection) -> None:
+        """A finished answer: its connection goes back to the pool or is closed."""
+        if connection.reusable() and not self._closed:
+            connection.idle_since = time.monotonic()
+            self._idle.setdefault(connection.key, collections.deque()).append(connection)
+            self._wake_one()
+        else:
+            self._discard(connection)
+
+
+def _request_head(request: httpx.Request) -> bytes:
+    """The request line and headers, as bytes, the target exactly as the crawler spelt it."""
+    raw = request.extensions.get(RAW_URL)
+    if raw is not None:
+        rest = raw.partition("://")[2]
+        slash = rest.find("/")
+        target = rest[slash:].encode("ascii") if slash >= 0 else b"/"
+    else:
+        target = request.url.raw_path
+    lines = [request.method.encode("ascii"), b" ", target, b" HTTP/1.1\r\n"]
+    has_host = False
+    for name, value in request.headers.raw:
+        if b"\r" in value or b"\n" in value or b"\r" in name or b"\n" in name:
+            raise httpx.LocalProtocolError("a header holds a line break")
+        if not has_host and name.lower() == b"host":
+            has_host = True
+        lines += (name, b": ", value, b"\r\n")
+    if not has_host:
+        lines[4:4] = (b"Host: ", request.url.netloc, b"\r\n")
+    lines.append(b"\r\n")
+    return b"".join(lines)
+
+
+class _Stale(Exception):
+    """The connection closed before any byte of an answer came."""
+
+
+class _Connection(asyncio.Protocol):
+    """One HTTP/1.1 connection: a request at a time, its answer parsed by llhttp."""
+
+    def __init__(self, key: tuple[bytes, bytes, int], max_header_bytes: int,
+                 max_headers: int, max_head_bytes: int) -> None:
+        self.key = key
+        self.max_head_bytes = max_head_bytes
+        self.head_bytes = 0
+        self.max_header_bytes = max_header_bytes
+        self.max_headers = max_headers
+        self.transport: asyncio.Transport | None = None
+        self.lost = False
+        self.discarded = False
+        self.idle_since = 0.0
+        self.parser: httptools.HttpResponseParser | None = None
+        self.head_only = False
+        self.got_bytes = False
+        self.headers: list[tuple[bytes, bytes]] = []
+        self.head_waiter: asyncio.Future[tuple[int, list[tuple[bytes, bytes]]]] | None = None
+        self.body_waiter: asyncio.Future[None] | None = None
+        self.chunks: list[bytes] = []
+        self.buffered = 0
+        self.paused = False
+        self.complete = False
+        self.informational = False
+        self.until_close = False  # a body delimited by the connection's end
+        self.keep_alive = False
+        self.error: BaseException | None = None
+
+    # -- the requesting side --------------------------------------------------------
+
+    def usable(self, now: float, keepalive: float) -> bool:
+        return not self.lost and now - self.idle_since < keepalive
+
+    def send(self, head: bytes, head_only: bool) -> None:
+        if self.lost or self.transport is None:
+            raise _Stale()
+        self.parser = httptools.HttpResponseParser(self)
+        self.head_only = head_only
+        self.got_bytes = self.complete = self.informational = self.until_close = False
+        self.keep_alive = False
+        self.head_bytes = 0
+        self.headers = []
+        self.chunks = []
+        self.buffered = 0
+        self.error = None
+        self.head_waiter = asyncio.get_running_loop().create_future()
+        self.transport.write(head)
+
+    async def answer(self) -> tuple[int, list[tuple[bytes, bytes]]]:
+        waiter = self.head_waiter
+        assert waiter is not None
+        return await waiter
+
+    def reusable(self) -> bool:
+        return (self.complete and self.keep_alive and self.error is None and not self.lost
+                and not self.until_close)
+
+    def take(self) -> bytes | None:
+        """What arrived of the body since the last call (``None``: nothing yet)."""
+        if not self.chunks:
+            return None
+        chunks, self.chunks, self.buffered = self.chunks, [], 0
+        if self.paused and self.transport is not None and not self.lost:
+            self.paused = False
+            self.transport.resume_reading()
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+    def close(self) -> None:
+        if self.transport is not None and not self.lost:
+            self.transport.close()
+        self.lost = True
+
+    # -- asyncio's side -----------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def data_received(self, data: bytes) -> None:
+        parser = self.parser
+        if parser is None or self.complete:
+            self._fail(httpx.RemoteProtocolError("data from the server with no request asked"))
+            return
+        self.got_bytes = True
+        head = self.head_waiter
+        if head is not None and not head.done():
+            self.head_bytes += len(data)
+            if self.head_bytes > self.max_head_bytes:
+                self._fail(httpx.RemoteProtocolError(
+                    f"an answer's head longer than {self.max_head_bytes} bytes"))
+                return
+        try:
+            parser.feed_data(data)
+        except httptools.HttpParserUpgrade:
+            self._fail(httpx.RemoteProtocolError("the server switched protocols"))
+        except httptools.HttpParserCallbackError as exc:
+            cause = exc.__context__
+            self._fail(cause if isinstance(cause, httpx.HTTPError) else
+                       httpx.RemoteProtocolError(str(exc)))
+        except httptools.HttpParserError as exc:
+            self._fail(httpx.RemoteProtocolError(f"malformed answer: {exc}"))
+
+    def eof_received(self) -> bool:
+        return False  # close the transport: no request is ever sent after a half-close
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lost = True
+        if self.parser is None or self.complete or self.error is not None:
+            return
+        head = self.head_waiter
+        if head is not None and not head.done():
+            if not self.got_bytes:
+                self._fail(_Stale())
+            else:
+                self._fail(httpx.ReadError("the server closed the connection mid-head"))
+        elif self.until_close:
+            self.complete = True
+            self._wake_body()
+        else:
+            self._fail(httpx.ReadError("the server closed the connection mid-body"))
+
+    def pause_writing(self) -> None:  # a request head never fills a socket buffer
+        pass
+
+    def resume_writing(self) -> None:
+        pass
+
+    # -- llhttp's callbacks --------------------------------------------------------
+
+    def on_message_begin(self) -> None:
+        if self.complete:  # a second answer to one request: nothing on this connection is
+            raise httpx.RemoteProtocolError("more answers than requests")  # to be trusted
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        if len(name) + len(value) > self.max_header_bytes:
+            raise httpx.RemoteProtocolError(
+                f"a header line is longer than {self.max_header_bytes} bytes")
+        if len(self.headers) >= self.max_headers:
+            raise httpx.RemoteProtocolError(f"more than {self.max_headers} header lines")
+        self.headers.append((name, value))
+
+    def on_headers_complete(self) -> None:
+        parser = self.parser
+        assert parser is not None
+        status = parser.get_status_code()
+        if 100 <= status < 200:  # 100 Continue, 103 Early Hints: the answer is yet to come
+            self.informational = True
+            self.headers = []
+            return
+        headers = self.headers
+        chunked = length = False
+        for name, value in headers:
+            lowered = name.lower()
+            if lowered == b"content-length":
+                length = True
+            elif lowered == b"transfer-encoding" and b"chunked" in value.lower():
+                chunked = True
+        self.until_close = (not (chunked or length) and not self.head_only
+                            and status not in (204, 304))
+        if self.head_only:  # a HEAD answer has no body, whatever its length says
+            self.complete = True
+            self.keep_alive = parser.should_keep_alive()
+        waiter = self.head_waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result((status, headers))
+
+    def on_body(self, body: bytes) -> None:
+        if self.head_only:
+            return
+        self.chunks.append(body)
+        self.buffered += len(body)
+        if self.buffered > HIGH_WATER and not self.paused and self.transport is not None:
+            self.paused = True
+            self.transport.pause_reading()
+        self._wake_body()
+
+    def on_message_complete(self) -> None:
+        if self.informational:
+            self.informational = False
+            return
+        if self.head_only:
+            return  # complete since its head
+        self.complete = True
+        # asked here: once the message is over, llhttp has forgotten its "Connection"
+        self.keep_alive = self.parser is not None and self.parser.should_keep_alive()
+        self._wake_body()
+
+    # -- helpers -------------------------------------------------------------------
+
+    def _fail(self, error: BaseException) -> None:
+        if self.complete:  # the answer is whole; only the connection is spoilt
+            self.close()
+            return
+        if self.error is None:
+            self.error = error
+        head = self.head_waiter
+        if head is not None and not head.done():
+            head.set_exception(error)
+        self._wake_body()
+        if not self.lost and self.transport is not None:
+            self.transport.close()
+            self.lost = True
+
+    def _wake_body(self) -> None:
+        waiter = self.body_waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+
+class _Body(httpx.AsyncByteStream):
+    """The answer's body as it arrives; closing it hands the connection back."""
+
+    def __init__(self, transport: H1Transport, connection: _Connection) -> None:
+        self._transport = transport
+        self._connection = connection
+        self._closed = False
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        connection = self._connection
+        while True:
+            data = connection.take()
+            if data is not None:
+                yield data
+                continue
+            if connection.error is not None:
+                raise connection.error
+            if connection.complete:
+                return
+            waiter = connection.body_waiter = asyncio.get_running_loop().create_future()
+            try:
+                await waiter
+            finally:
+                connection.body_waiter = None
+
+    async def aclose(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._transport._release(self._connection)
