@@ -54,6 +54,10 @@ HTTP_11 = {"http_version": b"HTTP/1.1"}
 HIGH_WATER = 256 * 1024
 # A head may take this many times max_header_bytes in all (1 MiB by default).
 HEAD_LINES_IN_ALL = 16
+# Each connection reads into a buffer of its own. asyncio's default read allocates
+# 256 KiB for every recv() and shrinks it after: past glibc's mmap threshold, that
+# is an mmap and munmap a read (17 us against 3 us for a 20 KB answer, measured).
+READ_BUFFER = 128 * 1024
 _DEFAULT_PORTS = {b"http": 80, b"https": 443}
 
 
@@ -214,7 +218,7 @@ class _Stale(Exception):
     """The connection closed before any byte of an answer came."""
 
 
-class _Connection(asyncio.Protocol):
+class _Connection(asyncio.BufferedProtocol):
     """One HTTP/1.1 connection: a request at a time, its answer parsed by llhttp."""
 
     def __init__(self, key: tuple[bytes, bytes, int], max_header_bytes: int,
@@ -242,6 +246,7 @@ class _Connection(asyncio.Protocol):
         self.until_close = False  # a body delimited by the connection's end
         self.keep_alive = False
         self.error: BaseException | None = None
+        self.buffer = memoryview(bytearray(READ_BUFFER))
 
     # -- the requesting side --------------------------------------------------------
 
@@ -292,7 +297,13 @@ class _Connection(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
 
-    def data_received(self, data: bytes) -> None:
+    def get_buffer(self, sizehint: int) -> memoryview:
+        return self.buffer
+
+    def buffer_updated(self, nbytes: int) -> None:
+        self.data_received(self.buffer[:nbytes])  # llhttp copies what it hands on
+
+    def data_received(self, data: bytes | memoryview) -> None:
         parser = self.parser
         if parser is None or self.complete:
             self._fail(httpx.RemoteProtocolError("data from the server with no request asked"))

@@ -229,7 +229,7 @@ class PageLinks:
     full resolution every time.
     """
 
-    __slots__ = ("base", "directory", "directory_path", "origin")
+    __slots__ = ("_ups", "base", "directory", "directory_path", "origin")
 
     def __init__(self, base: str) -> None:
         self.base = base
@@ -237,6 +237,7 @@ class PageLinks:
         path = base[len(self.origin):].partition("?")[0] or "/"
         self.directory_path = path[: path.rfind("/") + 1]
         self.directory = self.origin + self.directory_path
+        self._ups: dict[int, str] = {}  # levels up -> that directory, as asked
 
     def resolve(self, href: str) -> str | None:
         if not href:
@@ -288,9 +289,12 @@ class PageLinks:
 
     def _up(self, levels: int) -> str:
         """The directory ``levels`` segments above the base's (an empty one counts)."""
-        directory = self.directory_path
-        for _ in range(levels):
-            directory = directory[: directory.rfind("/", 0, len(directory) - 1) + 1] or "/"
+        directory = self._ups.get(levels)
+        if directory is None:
+            directory = self.directory_path
+            for _ in range(levels):
+                directory = directory[: directory.rfind("/", 0, len(directory) - 1) + 1] or "/"
+            self._ups[levels] = directory
         return directory
 
 
