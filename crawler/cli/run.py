@@ -58,7 +58,6 @@ from crawler.config import (
 from crawler.core.errors import ConfigError, StartUrlError, StorageError, WorkerError
 from crawler.engine.coordinator import crawl
 from crawler.engine.result import CrawlResult
-from crawler.page.hreflang import sitemap_alternates
 from crawler.store.state_file import mark_published
 from crawler.urls.normalize import normalize_url
 from crawler.urls.scope import Scope
@@ -209,6 +208,8 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
         drop_duplicates(result)
     listed = result.listed()
     spilled = getattr(result.records, "spilled", False)
+    from crawler.page.hreflang import sitemap_alternates  # after the crawl: off its start
+
     alternates, problems = (sitemap_alternates(
         listed, extras.scope.contains, external=extras.hreflang_external,
         is_listed=result.records.is_listed if spilled else None)  # type: ignore[attr-defined]
@@ -357,6 +358,8 @@ def _audit(display: CrawlDisplay, *, quiet: bool, start_url: str,
     started = time.monotonic()
     result = _run(display, config)
     scope = Scope.for_start(normalize_url(config.start_url) or config.start_url, config.prefix)
+    from crawler.page.hreflang import sitemap_alternates
+
     _alternates, problems = (sitemap_alternates(result.listed(), scope.contains)
                              if config.hreflang else ({}, []))
     if previous is None and state is not None:

@@ -21,7 +21,7 @@ from crawler.config import (
 from crawler.core.credentials import build_credentials
 from crawler.core.errors import ConfigError
 from crawler.engine.coordinator import LiveSitemapReader
-from crawler.engine.worker_pool import worker_count
+from crawler.engine.cores import worker_count
 from crawler.http.fetch import Fetcher
 from crawler.urls.scope import Scope
 

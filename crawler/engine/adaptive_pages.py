@@ -32,17 +32,21 @@ import contextlib
 import os
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import anyio
 from anyio.abc import TaskGroup
 
 from crawler.config import CrawlConfig
+from crawler.engine.cores import worker_count
 from crawler.engine.page_fetcher import PageFetcher
-from crawler.engine.worker_pool import WorkerPool, worker_count, worker_pool
 from crawler.frontier.job import Job
 from crawler.http.fetch import Fetcher
 from crawler.page.read import PageOutcome
 from crawler.urls.robots import RobotsPolicy
+
+if TYPE_CHECKING:
+    from crawler.engine.worker_pool import WorkerPool
 
 MIN_PAGES = 2000
 MIN_BACKLOG = 2000
@@ -140,7 +144,10 @@ class AdaptivePages:
             self._group.start_soon(self._run_pool)
 
     async def _run_pool(self) -> None:
-        """The pool's whole life in one task: started, used until the crawl ends, closed."""
+        """The pool's whole life in one task: started, used until the crawl ends, closed.
+        (Imported here: a crawl that never adds workers does not load them.)"""
+        from crawler.engine.worker_pool import worker_pool
+
         async with worker_pool(self.config, self.max_workers, self.fetcher,
                                self.robots) as pool:
             if self._closing.is_set():

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -33,7 +34,6 @@ from crawler.engine.result import CrawlResult
 from crawler.engine.secret_scrub import SecretScrub
 from crawler.engine.seeds import SeedCounts, read_url_list
 from crawler.engine.suffix_child import RegisteredDomain
-from crawler.engine.worker_pool import WorkerPool, worker_pool
 from crawler.frontier.frontier import Frontier
 from crawler.frontier.job import Job
 from crawler.http.fetch import Fetcher
@@ -49,6 +49,9 @@ from crawler.urls.filters import UrlFilters
 from crawler.urls.normalize import host_of, normalize_url, resolve_link
 from crawler.urls.robots import RobotsMode, RobotsPolicy, allow_all, policy_from_response
 from crawler.urls.scope import Scope
+
+if TYPE_CHECKING:
+    from crawler.engine.worker_pool import WorkerPool
 
 ROBOTS_MAX_REDIRECTS = 5
 OUTSIDE = frozenset({Verdict.EXTERNAL, Verdict.OTHER_HOST, Verdict.OUT_OF_SCOPE})
@@ -147,7 +150,7 @@ async def crawl(
                     raise
                 if config.check_external:
                     await check_external(config, scope, result, state)
-                if isinstance(pages, WorkerPool | AdaptivePages):
+                if not isinstance(pages, PageFetcher):  # worker processes, or maybe some
                     result.workers_lost = list(pages.lost)
                 if isinstance(pages, AdaptivePages):
                     result.workers_added_at = pages.started_at_page
@@ -169,6 +172,8 @@ async def _page_source(config: CrawlConfig, fetcher: Fetcher,
     (``--workers auto``, the default) this process until the crawl needs more."""
     may_add = auto_workers(config.concurrency) if config.workers == AUTO_WORKERS else 0
     if config.workers > 1:
+        from crawler.engine.worker_pool import worker_pool  # loaded only to start workers
+
         async with worker_pool(config, config.workers, fetcher, robots) as pool:
             yield pool
     elif may_add > 1:
@@ -429,7 +434,7 @@ class _Coordinator:
         """
         # worker processes are kept a job ahead of their fetch tasks; their shares of
         # --concurrency still bound the requests in flight
-        tasks = (self.config.concurrency * 2 if isinstance(self.pages, WorkerPool)
+        tasks = (self.config.concurrency * 2 if getattr(self.pages, "jobs_ahead", False)
                  else self.config.concurrency)
         self._parked = 0
         self._wakeup = anyio.Event()

@@ -14,3 +14,11 @@ def usable_cores() -> int:
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0)) or 1
     return os.cpu_count() or 1
+
+
+def worker_count(asked: int | str, concurrency: int) -> int:
+    """``--workers``: a positive number, or ``auto`` (the cores this process may use,
+    never more than ``--concurrency``, since each worker keeps a request in flight)."""
+    if asked == "auto":
+        return max(1, min(usable_cores(), concurrency))
+    return int(asked)

@@ -41,7 +41,6 @@ from anyio.abc import TaskGroup, UNIXSocketStream
 from crawler.config import CrawlConfig
 from crawler.core.errors import ErrorKind, WorkerError
 from crawler.core.records import PageRecord
-from crawler.engine.cores import usable_cores
 from crawler.engine.worker import serve
 from crawler.engine.worker_link import BEAT_SECONDS, JOB_LINGER, Link, set_jar
 from crawler.frontier.job import Job
@@ -69,14 +68,6 @@ def wedged_after() -> float:
     return value if math.isfinite(value) and value > 2 * BEAT_SECONDS else WEDGED_AFTER
 
 
-def worker_count(asked: int | str, concurrency: int) -> int:
-    """``--workers``: a positive number, or ``auto`` (the cores this process may use,
-    never more than ``--concurrency``, since each worker keeps a request in flight)."""
-    if asked == "auto":
-        return max(1, min(usable_cores(), concurrency))
-    return int(asked)
-
-
 def shares(concurrency: int, workers: int) -> list[int]:
     """``--concurrency`` split over the workers: as even as it goes, summing to it."""
     base, extra = divmod(concurrency, workers)
@@ -99,6 +90,10 @@ class _Worker:
 
 class WorkerPool:
     """N worker processes, used by the coordinator like a :class:`PageFetcher`."""
+
+    # the coordinator keeps a job ahead of each fetch task (twice the tasks), so a
+    # worker never waits for the next one to cross the socket
+    jobs_ahead = True
 
     def __init__(self, config: CrawlConfig, workers: int, fetcher: Fetcher,
                  robots: RobotsPolicy | None = None) -> None:

@@ -51,6 +51,8 @@ def test_a_crawl_still_imports_its_engine(tmp_path: object) -> None:
     # without --compare-sitemap, the audit's findings and reports without --report
     assert "httpx._client" in modules and "crawler.http.h1_transport" in modules
     assert "aiohttp" not in modules and "yarl" not in modules  # its engine: for a proxy only
+    # worker processes load their module when the crawl starts them; TOML with --config
+    assert "crawler.engine.worker_pool" not in modules and "tomllib" not in modules
     assert "httpx._main" not in modules and "crawler.audit.live_sitemap" not in modules
     assert not {"crawler.audit.findings", "crawler.audit.report",
                 "crawler.audit.report_html"} & modules

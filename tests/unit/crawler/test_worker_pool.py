@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from crawler.core.errors import ErrorKind
 from crawler.core.records import PageRecord, Verdict
-from crawler.engine.worker_pool import shares, worker_count
+from crawler.engine.cores import worker_count
+from crawler.engine.worker_pool import shares
 from crawler.page.read import PageOutcome
 from crawler.page.wire import outcome_in as _outcome_in
 from crawler.page.wire import outcome_out as _outcome_out
