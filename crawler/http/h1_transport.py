@@ -47,7 +47,7 @@ from collections.abc import AsyncIterator
 import httptools
 import httpx
 
-from crawler.http.prebuilt import RAW_URL
+from crawler.http.prebuilt import RAW_URL, append_trusted
 
 HTTP_11 = {"http_version": b"HTTP/1.1"}
 # Past this many unread body bytes the socket is paused until the reader catches up.
@@ -97,8 +97,9 @@ class H1Transport(httpx.AsyncBaseTransport):
             except BaseException:
                 self._discard(connection)
                 raise
-            return httpx.Response(status, headers=headers, stream=_Body(self, connection),
-                                  request=request, extensions=HTTP_11)
+            return httpx.Response(status, headers=_headers(headers),
+                                  stream=_Body(self, connection), request=request,
+                                  extensions=HTTP_11)
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def aclose(self) -> None:
@@ -191,6 +192,17 @@ class H1Transport(httpx.AsyncBaseTransport):
             self._discard(connection)
 
 
+def _headers(fields: list[tuple[bytes, bytes, bytes]]) -> httpx.Headers | list[tuple[bytes, bytes]]:
+    """The answer's headers for ``httpx.Response``: handed over as httpx stores them
+    (name, lower-cased name, value), which spares it normalising each one again, where
+    that was checked to be what httpx builds (:func:`~crawler.http.prebuilt.append_trusted`)."""
+    if append_trusted():
+        headers = httpx.Headers()
+        headers._list = fields
+        return headers
+    return [(name, value) for name, _lower, value in fields]
+
+
 def _request_head(request: httpx.Request) -> bytes:
     """The request line and headers, as bytes, the target exactly as the crawler spelt it."""
     raw = request.extensions.get(RAW_URL)
@@ -235,8 +247,11 @@ class _Connection(asyncio.BufferedProtocol):
         self.parser: httptools.HttpResponseParser | None = None
         self.head_only = False
         self.got_bytes = False
-        self.headers: list[tuple[bytes, bytes]] = []
-        self.head_waiter: asyncio.Future[tuple[int, list[tuple[bytes, bytes]]]] | None = None
+        self.headers: list[tuple[bytes, bytes, bytes]] = []  # name, lower-cased, value
+        self.head_waiter: asyncio.Future[tuple[int, list[tuple[bytes, bytes, bytes]]]] | None = (
+            None)
+        # parsed, not yet handed over
+        self.head: tuple[int, list[tuple[bytes, bytes, bytes]]] | None = None
         self.body_waiter: asyncio.Future[None] | None = None
         self.chunks: list[bytes] = []
         self.buffered = 0
@@ -265,10 +280,11 @@ class _Connection(asyncio.BufferedProtocol):
         self.chunks = []
         self.buffered = 0
         self.error = None
+        self.head = None
         self.head_waiter = asyncio.get_running_loop().create_future()
         self.transport.write(head)
 
-    async def answer(self) -> tuple[int, list[tuple[bytes, bytes]]]:
+    async def answer(self) -> tuple[int, list[tuple[bytes, bytes, bytes]]]:
         waiter = self.head_waiter
         assert waiter is not None
         return await waiter
@@ -309,8 +325,7 @@ class _Connection(asyncio.BufferedProtocol):
             self._fail(httpx.RemoteProtocolError("data from the server with no request asked"))
             return
         self.got_bytes = True
-        head = self.head_waiter
-        if head is not None and not head.done():
+        if self.head is None:
             self.head_bytes += len(data)
             if self.head_bytes > self.max_head_bytes:
                 self._fail(httpx.RemoteProtocolError(
@@ -326,6 +341,12 @@ class _Connection(asyncio.BufferedProtocol):
                        httpx.RemoteProtocolError(str(exc)))
         except httptools.HttpParserError as exc:
             self._fail(httpx.RemoteProtocolError(f"malformed answer: {exc}"))
+        # The head is handed over once the whole read is parsed: where the body came
+        # with it (most pages, on a fast connection), the request's task then finds
+        # the answer complete and reads it without waiting again.
+        waiter = self.head_waiter
+        if self.head is not None and waiter is not None and not waiter.done():
+            waiter.set_result(self.head)
 
     def eof_received(self) -> bool:
         return False  # close the transport: no request is ever sent after a half-close
@@ -364,7 +385,7 @@ class _Connection(asyncio.BufferedProtocol):
                 f"a header line is longer than {self.max_header_bytes} bytes")
         if len(self.headers) >= self.max_headers:
             raise httpx.RemoteProtocolError(f"more than {self.max_headers} header lines")
-        self.headers.append((name, value))
+        self.headers.append((name, name.lower(), value))
 
     def on_headers_complete(self) -> None:
         parser = self.parser
@@ -376,8 +397,7 @@ class _Connection(asyncio.BufferedProtocol):
             return
         headers = self.headers
         chunked = length = False
-        for name, value in headers:
-            lowered = name.lower()
+        for _name, lowered, value in headers:
             if lowered == b"content-length":
                 length = True
             elif lowered == b"transfer-encoding" and b"chunked" in value.lower():
@@ -387,9 +407,7 @@ class _Connection(asyncio.BufferedProtocol):
         if self.head_only:  # a HEAD answer has no body, whatever its length says
             self.complete = True
             self.keep_alive = parser.should_keep_alive()
-        waiter = self.head_waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result((status, headers))
+        self.head = (status, headers)
 
     def on_body(self, body: bytes) -> None:
         if self.head_only:
@@ -422,7 +440,10 @@ class _Connection(asyncio.BufferedProtocol):
             self.error = error
         head = self.head_waiter
         if head is not None and not head.done():
-            head.set_exception(error)
+            if self.head is not None:  # the answer began: its body is what failed
+                head.set_result(self.head)
+            else:
+                head.set_exception(error)
         self._wake_body()
         if not self.lost and self.transport is not None:
             self.transport.close()

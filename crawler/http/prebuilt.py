@@ -16,6 +16,8 @@ holds the two to the same result on generated URLs.
 
 from __future__ import annotations
 
+import functools
+
 import httpx
 
 _NO_BODY = httpx.ByteStream(b"")
@@ -35,7 +37,7 @@ class RequestFactory:
         self._public_raw = headers
         self._public_headers = httpx.Headers(headers)
         self._template = _template(origin)
-        self._append_trusted = _append_trusted()
+        self._append_trusted = append_trusted()
 
     def own(self, url: str) -> bool:
         """Is ``url`` on this factory's origin (not merely a longer port or host)?"""
@@ -83,8 +85,10 @@ class RequestFactory:
         return request
 
 
-def _append_trusted() -> bool:
-    """Does appending to ``Headers._list`` give what httpx builds from the same pairs?"""
+@functools.cache
+def append_trusted() -> bool:
+    """Does appending to ``Headers._list`` give what httpx builds from the same pairs?
+    (Asked once: the answer is httpx's, the same for every request.)"""
     try:
         pairs = [(b"Accept", b"*/*"), (b"If-None-Match", b'"\xe9tag"')]
         built = httpx.Headers(pairs[:1])

@@ -303,3 +303,29 @@ def test_a_request_cancelled_while_waiting_for_a_connection_gives_up_its_turn(
 
     assert anyio.run(go) == [200, 200]
     assert server.accepted == 1
+
+
+def test_answer_headers_are_what_httpx_builds_from_them(
+        raw_server: Callable[[Handler], RawServer], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The headers are handed to httpx as it stores them; without that shortcut (httpx
+    changed) they are built by httpx itself, and read the same either way."""
+    server = raw_server(answer_each(
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nX-Robots-Tag: noindex\r\n"
+        b"x-robots-tag: nofollow\r\nETag: \"caf\xe9\"\r\nContent-Length: 2\r\n\r\nok"))
+
+    async def headers() -> httpx.Headers:
+        transport = H1Transport(ssl_context=None, max_connections=1,  # type: ignore[arg-type]
+                                keepalive_expiry=15.0, max_header_bytes=65536, max_headers=256)
+        response = await transport.handle_async_request(httpx.Request("GET", server.origin))
+        await response.aread()
+        await response.aclose()
+        await transport.aclose()
+        return response.headers
+
+    fast = anyio.run(headers)
+    monkeypatch.setattr("crawler.http.h1_transport.append_trusted", lambda: False)
+    slow = anyio.run(headers)
+    assert fast.raw == slow.raw and fast == slow
+    assert fast.get_list("x-robots-tag") == ["noindex", "nofollow"]
+    assert fast["content-type"] == slow["Content-Type"] == "text/html"
+    assert fast.raw[3] == (b"ETag", b'"caf\xe9"')

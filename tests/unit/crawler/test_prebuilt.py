@@ -6,7 +6,7 @@ import httpx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crawler.http.prebuilt import RAW_URL, RequestFactory, _append_trusted
+from crawler.http.prebuilt import RAW_URL, RequestFactory, append_trusted
 from crawler.urls.normalize import normalize_url
 
 ORIGIN = "http://site.test:8080"
@@ -39,7 +39,7 @@ def test_other_origins_are_parsed_by_httpx_and_carry_no_raw_url() -> None:
 
 
 def test_validators_are_appended_as_httpx_would_store_them() -> None:
-    assert _append_trusted()
+    assert append_trusted()
     date = "Mon, 02 Nov 2026 10:00:00 GMT"
     extra = (("If-None-Match", '"caf\u00e9"'), ("If-Modified-Since", date))
     request = RequestFactory(ORIGIN, BASE).get(f"{ORIGIN}/a", extra)
@@ -55,7 +55,7 @@ def test_without_the_shortcuts_the_same_request_is_built(monkeypatch) -> None:
     back to httpx's own constructors and builds the same request."""
     fast = RequestFactory(ORIGIN, BASE)
     monkeypatch.setattr("crawler.http.prebuilt._template", lambda origin: None)
-    monkeypatch.setattr("crawler.http.prebuilt._append_trusted", lambda: False)
+    monkeypatch.setattr("crawler.http.prebuilt.append_trusted", lambda: False)
     slow = RequestFactory(ORIGIN, BASE)
     extra = (("If-None-Match", '"\u00e9"'),)
     for url in (f"{ORIGIN}/a%7Eb;c?q=%2F", f"{ORIGIN}/"):
