@@ -87,22 +87,26 @@ def decode_html(body: bytes, content_type: str | None) -> str:
 
 
 def html_source(body: bytes, content_type: str | None) -> str | bytes:
-    """The page as the HTML parser should read it: its bytes as they came where
-    they are UTF-8 (lexbor reads bytes as UTF-8), else the decoded text.
+    """The page as the HTML parser should read it: its bytes as they came where they
+    are valid UTF-8 (lexbor reads bytes as UTF-8), else the decoded text.
 
-    Decoding a page into a Python string only for lexbor to encode it back
-    into UTF-8 cost 140 µs of a Python docs page's 1.4 ms (93 KB, not
-    ASCII). The bytes read the same: lexbor splits them only at ASCII
-    delimiters, and a UTF-8 decoder that replaces bad bytes (Python's, as
-    :func:`decode_html` uses it, and selectolax's on what lexbor hands back)
-    gives the same text whether it decodes the whole or pieces cut at ASCII
-    bytes (tests/unit/crawler/test_decode.py holds the two to the same
-    result). The text is still made where the bytes would read differently:
-    another charset, a byte order mark, or NUL bytes (which the text turns
-    into U+FFFD before the parser sees them).
+    Decoding a page into a Python string only for lexbor to encode it back into
+    UTF-8 cost 140 µs of a Python docs page's 1.4 ms (93 KB, not ASCII); checking
+    that the bytes are UTF-8 costs half the decoding, and an ASCII page nothing.
+    Valid UTF-8 reads the same either way: lexbor cuts the bytes only at ASCII
+    delimiters, which never fall inside a character. Bytes that are *not* UTF-8
+    would not: lexbor joins the text on both sides of a tag it drops, and two
+    stray bytes joined that way decode as one U+FFFD where the decoded text has
+    two (a generated test found it). So those pages, and pages in another
+    charset, with a byte order mark or with NUL bytes (which the text turns into
+    U+FFFD before the parser sees them), are decoded first, as before.
     """
     if b"\x00" in body or sniff_encoding(body, content_type) != "utf-8" or body.startswith(
             codecs.BOM_UTF8):
         return decode_html(body, content_type)
+    if not body.isascii():
+        try:
+            body.decode("utf-8")
+        except UnicodeDecodeError:
+            return decode_html(body, content_type)
     return body
-
