@@ -16,6 +16,16 @@ process (so it starts in milliseconds with everything imported), one at a time:
   parent's to handle) and holds no descriptor but its socket, so a connection
   the parent closes is closed.
 
+The child reads every page that has arrived before it answers, and answers
+them in one write (at once, though, once a batch has taken
+:data:`FLUSH_SECONDS`): a write and a wakeup of the crawling process per page
+cost that process 37 µs of its ~190 µs a page on the synthetic site. So which
+page the child is reading, and since when, is not told by the order of its
+answers but written by the child into a few bytes of memory shared with the
+parent (:class:`_Progress`): the watchdog times that page, and a child that
+dies or is killed takes only that page with it; the pages whose answers it had
+not yet sent go to the next child.
+
 The crawling process meanwhile only waits on a socket: its event loop keeps
 serving every other request, and a signal is answered at once. Reading in
 another process also puts the parse on a second core.
@@ -26,11 +36,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import mmap
 import os
 import pickle
 import resource
 import signal
 import socket
+import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, fields
@@ -52,8 +64,48 @@ LENGTH_BYTES = 4
 MEMORY_HEADROOM = 2 * 1024**3
 SOCKET_BUFFER = 4 * 1024 * 1024  # the kernel caps it at net.core.wmem_max
 READ_BUFFER = 256 * 1024  # what one read of the child's answers may take
+# a batch of pages answered together is sent early once it has taken this long
+FLUSH_SECONDS = 0.02
 _RESPONSE_FIELDS = tuple(field.name for field in fields(Response))
 _PR_SET_PDEATHSIG = 1
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+class _Progress:
+    """The ticket of the page a child is reading (0: none) and when it began, in memory
+    shared by the parent and the child forked with it (no write, no wakeup).
+
+    The child writes the time before the ticket, and the parent reads the ticket
+    before and after the time, keeping the reading only if both agree: an 8-byte
+    aligned store is whole on the machines Python runs on, so a reading never pairs
+    one page's ticket with another's time."""
+
+    _TICKET = struct.Struct("=q")
+    _SINCE = struct.Struct("=d")
+
+    def __init__(self) -> None:
+        self.memory = mmap.mmap(-1, 16)  # anonymous and shared: the fork inherits it
+
+    def begin(self, ticket: int) -> None:
+        self._SINCE.pack_into(self.memory, 8, time.monotonic())
+        self._TICKET.pack_into(self.memory, 0, ticket)
+
+    def idle(self) -> None:
+        self._TICKET.pack_into(self.memory, 0, 0)
+
+    def reading(self) -> tuple[int, float] | None:
+        """(ticket, since) of the page being read; None when idle or mid-write."""
+        (ticket,) = self._TICKET.unpack_from(self.memory, 0)
+        (since,) = self._SINCE.unpack_from(self.memory, 8)
+        (again,) = self._TICKET.unpack_from(self.memory, 0)
+        return (ticket, since) if ticket and ticket == again else None
+
+    def ticket(self) -> int:
+        """The page the child was reading when it stopped (0: none)."""
+        return self._TICKET.unpack_from(self.memory, 0)[0]
+
+    def close(self) -> None:
+        self.memory.close()
 
 
 @dataclass(slots=True)
@@ -122,7 +174,8 @@ class ParseSandbox:
         self.budget = budget
         self._pending: dict[int, _Page] = {}  # in the order sent, which the child keeps
         self._tickets = 0
-        self._head_since = 0.0  # when the child began the oldest pending page
+        self._progress: _Progress | None = None  # what the current child is reading
+        self._outbox: list[bytes] = []  # frames for the child, written once a loop turn
         self._pid = 0
         self._channel: _Channel | None = None
         self._lost = anyio.Event()  # the current child's socket closed: replace it
@@ -130,6 +183,7 @@ class ParseSandbox:
         self._killed: int | None = None  # the ticket whose overrun got the child killed
         self._generation = 0  # children started so far
         self.restarts = 0
+        self.answered = 0  # pages whose outcome came back
 
     async def __aenter__(self) -> ParseSandbox:
         await self._spawn()
@@ -151,14 +205,21 @@ class ParseSandbox:
         """Pages sent and not yet answered."""
         return len(self._pending)
 
+    def child_cpu(self) -> float | None:
+        """CPU seconds the current child has used, where Linux's /proc tells."""
+        try:
+            with open(f"/proc/{self._pid}/stat", "rb") as stat:
+                fields = stat.read().rpartition(b")")[2].split()
+            return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+        except (OSError, ValueError, IndexError):
+            return None
+
     async def read(self, response: Response, depth: int, now: datetime,
                    rendered: bool = False) -> PageOutcome:
         """The page's outcome, read in the child (or the reason it could not be)."""
         self._tickets += 1
         page = _Page(self._tickets, response, depth, now,
                      asyncio.get_running_loop().create_future(), rendered)
-        if not self._pending:
-            self._head_since = time.monotonic()
         self._pending[page.ticket] = page
         try:
             self._send(page)
@@ -176,14 +237,23 @@ class ParseSandbox:
         wire = tuple(getattr(page.response, name) for name in _RESPONSE_FIELDS)
         data = pickle.dumps((page.ticket, wire, page.depth, page.now, page.rendered),
                             protocol=pickle.HIGHEST_PROTOCOL)
-        channel.transport.write(len(data).to_bytes(LENGTH_BYTES, "big") + data)
+        if not self._outbox:  # the pages of this turn of the loop go in one write
+            asyncio.get_running_loop().call_soon(self._flush)
+        self._outbox += (len(data).to_bytes(LENGTH_BYTES, "big"), data)
+
+    def _flush(self) -> None:
+        # what is in the outbox is the current child's: a child stopped empties it
+        frames, self._outbox = self._outbox, []
+        channel = self._channel
+        if frames and channel is not None and channel.transport is not None:
+            channel.transport.write(b"".join(frames))
 
     def _answered(self, frame: bytes) -> None:
         ticket, wire = pickle.loads(frame)
         page = self._pending.pop(ticket, None)
+        self.answered += 1
         if page is not None:
             self._settle(page, outcome_in(wire))
-        self._head_since = time.monotonic()
 
     def _settle(self, page: _Page, outcome: PageOutcome) -> None:
         if not page.done.done():
@@ -198,33 +268,36 @@ class ParseSandbox:
     async def _watch(self) -> None:
         """Kill the child when the page it is reading overruns the budget."""
         while True:
-            if not self._pending:
-                await anyio.sleep(self.budget / 4)
+            progress = self._progress
+            reading = progress.reading() if progress is not None and self._pending else None
+            if reading is None:
+                await anyio.sleep(min(0.05, self.budget / 4))
                 continue
-            head = next(iter(self._pending))
-            left = self._head_since + self.budget - time.monotonic()
+            ticket, since = reading
+            left = since + self.budget - time.monotonic()
             if left > 0:
                 await anyio.sleep(min(left, self.budget / 4) + 0.001)
                 continue
-            if self._pending and next(iter(self._pending)) == head and self._killed is None:
-                self._killed = head
+            if self._killed is None and progress is self._progress and (
+                    progress.reading() == reading):
+                self._killed = ticket
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(self._pid, signal.SIGKILL)
             await anyio.sleep(0.01)
 
     async def _replace_child(self) -> None:
-        """The child is gone: its page fails, a new child gets the pages still waiting."""
+        """The child is gone: the page it was reading fails, a new child gets the rest
+        (those it had read but not yet answered among them)."""
         killed, self._killed = self._killed, None
+        reading = self._progress.ticket() if self._progress is not None else 0
         self._stop_child()
-        if self._pending:
-            ticket = next(iter(self._pending))
-            page = self._pending.pop(ticket)
-            self._settle(page, _overrun(page, self.budget) if killed == ticket else (
+        page = self._pending.pop(reading, None)
+        if page is not None:
+            self._settle(page, _overrun(page, self.budget) if killed == reading else (
                 failed_page(page.response, page.depth,
                             RuntimeError("the parser process died reading this page"))))
         self.restarts += 1
         await self._spawn()
-        self._head_since = time.monotonic()
         for page in list(self._pending.values()):
             self._send(page)
 
@@ -236,11 +309,13 @@ class ParseSandbox:
             with contextlib.suppress(OSError):
                 end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SOCKET_BUFFER)
                 end.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SOCKET_BUFFER)
+        progress = _Progress()
         pid = os.fork()
         if pid == 0:  # the child: never returns
             ours.close()
-            _child(theirs, self._read)
+            _child(theirs, self._read, progress)
         theirs.close()
+        self._progress = progress
         self._pid = pid
         self._generation += 1
         generation = self._generation
@@ -253,6 +328,10 @@ class ParseSandbox:
             lambda: _Channel(self._answered, lost), sock=ours)
 
     def _stop_child(self) -> None:
+        self._outbox = []  # frames for the child stopped: the next one is sent its pages
+        progress, self._progress = self._progress, None
+        if progress is not None:
+            progress.close()
         channel, self._channel = self._channel, None
         if channel is not None and channel.transport is not None:
             channel.transport.abort()
@@ -277,32 +356,67 @@ def _overrun(page: _Page, budget: float) -> PageOutcome:
 # -- the child's side ---------------------------------------------------------------
 
 
-def _child(sock: socket.socket, read: Reader) -> None:
-    """Read pages from ``sock`` until it closes; never returns to the caller's code."""
+def _child(sock: socket.socket, read: Reader, progress: _Progress) -> None:
+    """Read pages from ``sock`` until it closes, answering each batch that arrived
+    together in one write; never returns to the caller's code."""
     code = 0
     try:
         become_child(sock)
-        stream = sock.makefile("rb")
+        scratch = memoryview(bytearray(READ_BUFFER))
+        buffer = bytearray()
         while True:
-            head = stream.read(LENGTH_BYTES)
-            if len(head) < LENGTH_BYTES:
-                break
-            ticket, wire, depth, now, rendered = pickle.loads(
-                stream.read(int.from_bytes(head, "big")))
-            response = Response(*wire)
-            try:
-                outcome = read(response, depth, now, rendered)
-            except MemoryError:
-                outcome = unread_page(response, depth, ErrorKind.PARSE_TIMEOUT,
-                                      "the page needed more memory than the parser may use")
-            except Exception as exc:  # one page never ends the crawl
-                outcome = failed_page(response, depth, exc)
-            data = pickle.dumps((ticket, outcome_out(outcome)), protocol=pickle.HIGHEST_PROTOCOL)
-            sock.sendall(len(data).to_bytes(LENGTH_BYTES, "big") + data)
+            frames, used = _frames(buffer)
+            del buffer[:used]
+            if not frames:
+                progress.idle()
+                size = sock.recv_into(scratch)
+                if not size:
+                    break
+                buffer += scratch[:size]
+                continue
+            answers: list[bytes] = []
+            began = time.monotonic()
+            for frame in frames:
+                ticket, wire, depth, now, rendered = pickle.loads(frame)
+                progress.begin(ticket)
+                answers.append(_answer(ticket, read, Response(*wire), depth, now, rendered))
+                if time.monotonic() - began > FLUSH_SECONDS:  # slow pages: answer so far
+                    sock.sendall(b"".join(answers))
+                    answers.clear()
+                    began = time.monotonic()
+            if answers:
+                sock.sendall(b"".join(answers))
     except BaseException:
         code = 1
     finally:
         os._exit(code)
+
+
+def _frames(buffer: bytearray) -> tuple[list[bytes], int]:
+    """The whole frames at the start of ``buffer``, and how many bytes they took."""
+    frames = []
+    start = 0
+    while len(buffer) - start >= LENGTH_BYTES:
+        end = start + LENGTH_BYTES + int.from_bytes(buffer[start:start + LENGTH_BYTES], "big")
+        if len(buffer) < end:
+            break
+        frames.append(bytes(buffer[start + LENGTH_BYTES:end]))
+        start = end
+    return frames, start
+
+
+def _answer(ticket: int, read: Reader, response: Response, depth: int, now: datetime,
+            rendered: bool) -> bytes:
+    """One page's outcome as a frame (one page's failure never ends the child)."""
+    try:
+        outcome = read(response, depth, now, rendered)
+    except MemoryError:
+        outcome = unread_page(response, depth, ErrorKind.PARSE_TIMEOUT,
+                              "the page needed more memory than the parser may use")
+    except Exception as exc:  # one page never ends the crawl
+        outcome = failed_page(response, depth, exc)
+    data = pickle.dumps((ticket, outcome_out(outcome)), protocol=pickle.HIGHEST_PROTOCOL)
+    return len(data).to_bytes(LENGTH_BYTES, "big") + data
 
 
 def become_child(sock: socket.socket, *, cap_memory: bool = True) -> None:

@@ -58,3 +58,29 @@ def test_pages_in_flight_survive_a_crash_and_an_overrun() -> None:
             assert record.error is None and record.url.endswith(path), record
             assert list(outcomes[path].links) == [
                 f"http://127.0.0.1:9{path}/next"]
+
+
+def _read_steadily(response: Response, depth: int, now: datetime,
+                   rendered: bool) -> PageOutcome:
+    time.sleep(0.4)  # each page well within the budget; all of them together, not
+    return read_page(response, depth, "sitemap-crawler", now)
+
+
+def test_each_page_has_the_budget_to_itself_however_many_wait() -> None:
+    """The child reads the pages that arrived together before it answers; the budget
+    is still each page's own, timed from when the child began it."""
+    outcomes: dict[str, PageOutcome] = {}
+
+    async def go() -> int:
+        async with ParseSandbox(_read_steadily, budget=1.0) as sandbox:
+            async def one(path: str) -> None:
+                outcomes[path] = await sandbox.read(_page(path), 1, datetime.now(UTC))
+
+            async with anyio.create_task_group() as group:
+                for n in range(6):
+                    group.start_soon(one, f"/p{n}")
+            return sandbox.restarts
+
+    assert anyio.run(go) == 0
+    assert all(outcome.record.error is None for outcome in outcomes.values())
+    assert len(outcomes) == 6
