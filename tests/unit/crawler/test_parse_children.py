@@ -1,6 +1,7 @@
-"""A second parse child (crawler.engine.page_fetcher): started when pages wait on
-the first while the crawling process idles, never when the child keeps up or the
-crawling process is the one that is busy, never past ``children``; over real children."""
+"""A second parse child (crawler.engine.page_fetcher): started when pages heavy to
+read wait on the first while the crawling process idles, never when the child keeps
+up, the pages are light or the crawling process is the one that is busy, never past
+``children``; over real children."""
 
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ from crawler.page.read import PageOutcome
 def _reader(pause: float):  # type: ignore[no-untyped-def]
     def read(self: PageFetcher, response: Response, depth: int, now: datetime,
              rendered: bool = False) -> PageOutcome:
-        time.sleep(pause)  # a page with hundreds of links to resolve
+        end = time.process_time() + pause
+        while time.process_time() < end:  # a page with hundreds of links to resolve
+            pass
         outcome = PageOutcome.__new__(PageOutcome)
         outcome.__init__(page_fetcher.failed_page(response, depth, RuntimeError("x")).record)
         outcome.record.detail = str(os.getpid())  # who read it
@@ -55,6 +58,13 @@ def _readers(pause: float, in_flight: int, children: int, monkeypatch: pytest.Mo
 def test_pages_waiting_on_the_child_get_a_second_one(monkeypatch: pytest.MonkeyPatch) -> None:
     pids, children = _readers(0.02, 24, 2, monkeypatch)
     assert children == 2 and len(pids) == 2 and str(os.getpid()) not in pids
+
+
+def test_light_pages_stay_with_one_child_however_many_wait(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(page_fetcher, "PARSE_WINDOW", 0.02)  # looked at often
+    pids, children = _readers(0.0002, 200, 2, monkeypatch)  # 0.2 ms a page, 200 waiting
+    assert children == 1 and len(pids) == 1
 
 
 def test_a_child_that_keeps_up_stays_alone(monkeypatch: pytest.MonkeyPatch) -> None:
