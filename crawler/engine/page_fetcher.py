@@ -48,12 +48,14 @@ LINKS_REMEMBERED = 100_000
 # PARSE_WINDOW seconds (it waits on its child, not the other way round).
 PARSE_BACKLOG = 8
 PARSE_IDLE = 0.8
-PARSE_WINDOW = 0.25
+PARSE_WINDOW = 0.1
 # ... and while the first child spends this much CPU on a page: a second child
 # costs the crawl its round trips, a second link memory and resolution cache, and
 # pays only where pages are heavy to read (the Python docs: 1.8 ms of CPU a page;
 # the synthetic site's 0.25 ms ran slower with two: 3.05 s against 2.85 s)
 PARSE_HEAVY = 0.0004
+# judged over at least this much of the child's CPU: /proc counts in 10 ms ticks
+HEAVY_SAMPLE = 0.05
 
 
 def parse_children() -> int:
@@ -106,9 +108,10 @@ class PageFetcher:
         self.sandboxes: list[ParseSandbox] = []
         self.max_children = children if children is not None else parse_children()
         self._adding = False
-        self._overflow = True
+        self._overflow = False  # until the pages are known to be heavy
         self._window_cpu, self._window_start = time.process_time(), time.monotonic()
         self._window_child = (0.0, 0)  # the first child's CPU and pages answered, then
+        self._heavy = False  # what they said
         # Links already handed to the coordinator (a site's navigation repeats on every
         # page): it would find each in its seen set and drop it, after paying to
         # receive and clean it. Not when the state or an audit keeps every link of
@@ -179,16 +182,18 @@ class PageFetcher:
 
     def _heavy_pages(self, first: ParseSandbox) -> bool:
         """Whether the first child spent :data:`PARSE_HEAVY` or more of CPU on each page
-        it answered since the last look (yes where no system tells a child's CPU; not
-        yet after a new child, or before a page was answered)."""
+        it answered, over the last :data:`HEAVY_SAMPLE` of its CPU (yes where no system
+        tells a child's CPU; no until that much is measured)."""
         child_cpu, answered = first.child_cpu(), first.answered
-        then_cpu, then_answered = self._window_child
-        self._window_child = (child_cpu or 0.0, answered)
         if child_cpu is None:
             return True
-        if child_cpu < then_cpu or answered <= then_answered:
-            return False
-        return (child_cpu - then_cpu) / (answered - then_answered) >= PARSE_HEAVY
+        then_cpu, then_answered = self._window_child
+        if child_cpu < then_cpu or answered < then_answered:  # a new child: start again
+            self._window_child, self._heavy = (child_cpu, answered), False
+        elif child_cpu - then_cpu >= HEAVY_SAMPLE and answered > then_answered:
+            self._heavy = (child_cpu - then_cpu) / (answered - then_answered) >= PARSE_HEAVY
+            self._window_child = (child_cpu, answered)
+        return self._heavy
 
     def read(self, response: Response, depth: int, now: datetime,
              rendered: bool = False) -> PageOutcome:
