@@ -150,15 +150,11 @@ class _Channel(asyncio.BufferedProtocol):
     def buffer_updated(self, nbytes: int) -> None:
         buffer = self._buffer
         buffer += self._scratch[:nbytes]
-        start = 0
-        while len(buffer) - start >= LENGTH_BYTES:
-            end = start + LENGTH_BYTES + int.from_bytes(buffer[start:start + LENGTH_BYTES], "big")
-            if len(buffer) < end:
-                break
-            self._on_frame(bytes(buffer[start + LENGTH_BYTES:end]))
-            start = end
-        if start:
-            del buffer[:start]
+        frames, used = _frames(buffer)
+        if used:
+            del buffer[:used]
+        for frame in frames:
+            self._on_frame(frame)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.transport = None

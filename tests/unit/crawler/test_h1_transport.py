@@ -107,6 +107,28 @@ def answer_each(reply: bytes) -> Handler:
     return handler
 
 
+def answer_slowly(pause: float) -> Handler:
+    """Answer every request on the connection ``ok`` after ``pause`` seconds."""
+    def handler(connection: socket.socket, _number: int) -> None:
+        while read_request(connection):
+            time.sleep(pause)
+            connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+    return handler
+
+
+def bare_transport(max_connections: int) -> H1Transport:
+    return H1Transport(ssl_context=None, max_connections=max_connections,  # type: ignore[arg-type]
+                       keepalive_expiry=15.0, max_header_bytes=65536, max_headers=256)
+
+
+async def get(transport: H1Transport, url: str) -> httpx.Response:
+    """One GET through the transport alone, its body read and the response closed."""
+    response = await transport.handle_async_request(httpx.Request("GET", url))
+    await response.aread()
+    await response.aclose()
+    return response
+
+
 def fetch_paths(origin: str, paths: list[str], *, want_body: bool = True,
                 method: str = "GET", **config: object) -> list[Response]:
     async def go() -> list[Response]:
@@ -238,23 +260,14 @@ def test_garbage_after_an_answer_does_not_reach_the_next_request(
 
 
 def test_connections_stay_within_the_limit(raw_server: Callable[[Handler], RawServer]) -> None:
-    def handler(connection: socket.socket, _number: int) -> None:
-        while read_request(connection):
-            time.sleep(0.05)
-            connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-    server = raw_server(handler)
+    server = raw_server(answer_slowly(0.05))
 
     async def go() -> list[int]:
-        transport = H1Transport(ssl_context=None, max_connections=3,  # type: ignore[arg-type]
-                                keepalive_expiry=15.0, max_header_bytes=65536, max_headers=256)
+        transport = bare_transport(3)
         statuses: list[int] = []
 
         async def one(n: int) -> None:
-            response = await transport.handle_async_request(
-                httpx.Request("GET", f"{server.origin}/{n}"))
-            await response.aread()
-            await response.aclose()
-            statuses.append(response.status_code)
+            statuses.append((await get(transport, f"{server.origin}/{n}")).status_code)
 
         async with anyio.create_task_group() as group:
             for n in range(12):
@@ -268,36 +281,23 @@ def test_connections_stay_within_the_limit(raw_server: Callable[[Handler], RawSe
 
 def test_a_request_cancelled_while_waiting_for_a_connection_gives_up_its_turn(
         raw_server: Callable[[Handler], RawServer]) -> None:
-    def handler(connection: socket.socket, _number: int) -> None:
-        while read_request(connection):
-            time.sleep(0.2)
-            connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-    server = raw_server(handler)
+    server = raw_server(answer_slowly(0.2))
 
     async def go() -> list[int]:
-        transport = H1Transport(ssl_context=None, max_connections=1,  # type: ignore[arg-type]
-                                keepalive_expiry=15.0, max_header_bytes=65536, max_headers=256)
-
-        async def get(path: str) -> int:
-            response = await transport.handle_async_request(
-                httpx.Request("GET", server.origin + path))
-            await response.aread()
-            await response.aclose()
-            return response.status_code
-
+        transport = bare_transport(1)
         statuses: list[int] = []
         async with anyio.create_task_group() as group:
             async def first() -> None:
-                statuses.append(await get("/1"))
+                statuses.append((await get(transport, server.origin + "/1")).status_code)
 
             async def impatient() -> None:
                 with anyio.move_on_after(0.05):
-                    await get("/2")  # waits for the one connection, then gives up
+                    await get(transport, server.origin + "/2")  # waits for the one connection
 
             group.start_soon(first)
             await anyio.sleep(0.01)
             group.start_soon(impatient)
-        statuses.append(await get("/3"))  # the connection is free again
+        statuses.append((await get(transport, server.origin + "/3")).status_code)  # free again
         await transport.aclose()
         return statuses
 
@@ -314,11 +314,8 @@ def test_answer_headers_are_what_httpx_builds_from_them(
         b"x-robots-tag: nofollow\r\nETag: \"caf\xe9\"\r\nContent-Length: 2\r\n\r\nok"))
 
     async def headers() -> httpx.Headers:
-        transport = H1Transport(ssl_context=None, max_connections=1,  # type: ignore[arg-type]
-                                keepalive_expiry=15.0, max_header_bytes=65536, max_headers=256)
-        response = await transport.handle_async_request(httpx.Request("GET", server.origin))
-        await response.aread()
-        await response.aclose()
+        transport = bare_transport(1)
+        response = await get(transport, server.origin)
         await transport.aclose()
         return response.headers
 

@@ -12,7 +12,7 @@ import anyio
 
 from crawler.core.errors import ErrorKind
 from crawler.core.response import Response
-from crawler.engine.parse_sandbox import ParseSandbox
+from crawler.engine.parse_sandbox import ParseSandbox, Reader
 from crawler.page.read import PageOutcome, read_page
 
 
@@ -30,13 +30,12 @@ def _page(path: str) -> Response:
                     content_type="text/html; charset=utf-8", body=body)
 
 
-def test_pages_in_flight_survive_a_crash_and_an_overrun() -> None:
-    paths = [f"/p{n}" for n in range(40)]
-    paths[7], paths[23] = "/crash", "/slow"
+def _read_together(read: Reader, paths: list[str]) -> tuple[dict[str, PageOutcome], int]:
+    """Every page sent to one sandbox (1 s budget) at once: the outcomes, the restarts."""
     outcomes: dict[str, PageOutcome] = {}
 
     async def go() -> int:
-        async with ParseSandbox(_read, budget=1.0) as sandbox:
+        async with ParseSandbox(read, budget=1.0) as sandbox:
             async def one(path: str) -> None:
                 outcomes[path] = await sandbox.read(_page(path), 1, datetime.now(UTC))
 
@@ -45,8 +44,14 @@ def test_pages_in_flight_survive_a_crash_and_an_overrun() -> None:
                     group.start_soon(one, path)
             return sandbox.restarts
 
+    return outcomes, anyio.run(go)
+
+
+def test_pages_in_flight_survive_a_crash_and_an_overrun() -> None:
+    paths = [f"/p{n}" for n in range(40)]
+    paths[7], paths[23] = "/crash", "/slow"
     started = time.monotonic()
-    restarts = anyio.run(go)
+    outcomes, restarts = _read_together(_read, paths)
     assert time.monotonic() - started < 10  # the slow page was cut, not waited for
     assert restarts == 2
     assert outcomes["/crash"].record.error is ErrorKind.INTERNAL
@@ -69,18 +74,7 @@ def _read_steadily(response: Response, depth: int, now: datetime,
 def test_each_page_has_the_budget_to_itself_however_many_wait() -> None:
     """The child reads the pages that arrived together before it answers; the budget
     is still each page's own, timed from when the child began it."""
-    outcomes: dict[str, PageOutcome] = {}
-
-    async def go() -> int:
-        async with ParseSandbox(_read_steadily, budget=1.0) as sandbox:
-            async def one(path: str) -> None:
-                outcomes[path] = await sandbox.read(_page(path), 1, datetime.now(UTC))
-
-            async with anyio.create_task_group() as group:
-                for n in range(6):
-                    group.start_soon(one, f"/p{n}")
-            return sandbox.restarts
-
-    assert anyio.run(go) == 0
+    outcomes, restarts = _read_together(_read_steadily, [f"/p{n}" for n in range(6)])
+    assert restarts == 0
     assert all(outcome.record.error is None for outcome in outcomes.values())
     assert len(outcomes) == 6
