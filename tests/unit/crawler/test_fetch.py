@@ -1,9 +1,9 @@
 """Fetcher promises, proven over real sockets on every transport.
 
-Each test runs three ways (the ``mode`` fixture): the default transport
-(aiohttp's engine under httpx) and ``--http2``'s (httpx's own) over plain
-HTTP/1.1, and ``--http2`` over TLS, where the server is asked for HTTP/2 by
-ALPN and the test checks it was spoken. The server is hypercorn in a thread
+Each test runs four ways (the ``mode`` fixture): the default transport (ours,
+``crawler.http.h1_transport``) over plain HTTP/1.1 and over TLS, ``--http2``'s
+(httpx's own) over plain HTTP/1.1, and ``--http2`` over TLS, where the server is
+asked for HTTP/2 by ALPN and the test checks it was spoken. The server is hypercorn in a thread
 (tests/asgiserver.py); failures a well-behaved server cannot produce
 (garbage, resets) come from raw sockets.
 """
@@ -39,8 +39,8 @@ class Mode:
         return "2" if self.tls and self.http2 else "1.1"
 
 
-MODES = {"default": Mode(False, False), "http2-plain": Mode(True, False),
-         "http2-tls": Mode(True, True)}
+MODES = {"default": Mode(False, False), "default-tls": Mode(False, True),
+         "http2-plain": Mode(True, False), "http2-tls": Mode(True, True)}
 
 
 @pytest.fixture(params=list(MODES))
