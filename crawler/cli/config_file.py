@@ -12,7 +12,6 @@ directory.
 
 from __future__ import annotations
 
-import difflib
 import math
 from pathlib import Path
 from typing import Any
@@ -67,6 +66,8 @@ def load_defaults(path: Path, command: click.Command) -> dict[str, Any]:
     for key, value in document.items():
         param = keys.get(key)
         if param is None:
+            import difflib  # for this message only
+
             close = difflib.get_close_matches(key, list(keys), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise click.UsageError(f"{where}: unknown key {key!r}{hint}")

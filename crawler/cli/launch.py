@@ -41,6 +41,9 @@ def main() -> NoReturn:
 
         print(f"sitemap-crawler, version {__version__}")
         sys.exit(0)
+    from crawler.core import startup_gc
+
+    startup_gc.pause()  # back on once the crawl's first request is out
     on_term = signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
     on_int = signal.getsignal(signal.SIGINT) is signal.default_int_handler
     try:

@@ -58,7 +58,6 @@ from crawler.config import (
 from crawler.core.errors import ConfigError, StartUrlError, StorageError, WorkerError
 from crawler.engine.coordinator import crawl
 from crawler.engine.result import CrawlResult
-from crawler.store.state_file import mark_published
 from crawler.urls.normalize import normalize_url
 from crawler.urls.scope import Scope
 from sitemap_writer import (
@@ -257,6 +256,8 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
             previous.close()
         raise
     if config.state_path is not None:
+        from crawler.store.state_file import mark_published  # SQLite: with --state only
+
         mark_published(Path(config.state_path))
     if result.robots_txt_withheld is not None:
         failure.warn(f"robots.txt not written: {result.robots_txt_withheld}; add the line "
@@ -370,6 +371,8 @@ def _audit(display: CrawlDisplay, *, quiet: bool, start_url: str,
             str(compare_with) if compare_with is not None else "the last audit in --state")},
         previous=previous, snapshot_to=state, failing=wanted)
     if state is not None:  # its reports are its output: nothing to resume
+        from crawler.store.state_file import mark_published
+
         mark_published(state)
     if not quiet:
         for line in seed_lines(result):

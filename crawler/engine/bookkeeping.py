@@ -9,19 +9,20 @@ run, a fetched page and a skipped URL are counted the same way.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from crawler.config import CrawlConfig
 from crawler.core.records import PageRecord, SkippedUrl, Verdict
 from crawler.engine.result import CrawlResult
 from crawler.frontier.job import Job
 from crawler.page.lastmod import choose_lastmod
-from crawler.page.read import PageOutcome
-from crawler.store.incremental import remember
-from crawler.store.referrers import Referrers
-from crawler.store.state import CrawlState
 from crawler.urls.filters import UrlFilters
 from crawler.urls.robots import RobotsPolicy
 from crawler.urls.scope import Scope
+
+if TYPE_CHECKING:
+    from crawler.page.read import PageOutcome
+    from crawler.store.state import CrawlState
 
 
 class Bookkeeping:
@@ -34,9 +35,15 @@ class Bookkeeping:
         # False in the orphan phase: what it finds is reported, never kept for the next run
         self.keeps_state = True
         if config.audit or config.check_external:
+            from crawler.store.referrers import Referrers  # on disk past a threshold
+
             result.referrers = Referrers()
         # --check-external: who links to each out-of-scope URL, too
         self.outside_too = config.check_external
+        if state is not None:  # what earlier runs saw; loaded for --state only
+            from crawler.store.incremental import remember
+
+            self._replay = remember
 
     def skip(self, item: SkippedUrl) -> None:
         """A URL the crawl will not fetch, with its reason."""
@@ -49,8 +56,8 @@ class Bookkeeping:
         """The page as this run knows it: with --state, what earlier runs saw (a 304
         replays the stored page) and its lastmod; without, its lastmod alone."""
         if self.state is not None:
-            outcome, reused = remember(self.state, job, outcome, self.config.lastmod,
-                                       run_time, every_link=self.config.audit)
+            outcome, reused = self._replay(self.state, job, outcome, self.config.lastmod,
+                                           run_time, every_link=self.config.audit)
             self.result.stats.not_modified += reused
         else:
             record = outcome.record

@@ -12,6 +12,7 @@ crawl ends when the frontier is empty and nothing is in flight.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -21,15 +22,13 @@ from typing import TYPE_CHECKING
 import anyio
 
 from crawler.config import AUTO_WORKERS, CrawlConfig
+from crawler.core import startup_gc
 from crawler.core.dates import parse_http_date
 from crawler.core.errors import CrawlerError, StartUrlError
 from crawler.core.records import PageRecord, SkippedUrl, Verdict
-from crawler.engine.adaptive_pages import AdaptivePages, auto_workers
 from crawler.engine.admission import Admission
 from crawler.engine.bookkeeping import Bookkeeping
-from crawler.engine.external_links import check_external
 from crawler.engine.orphans import OrphanPhase
-from crawler.engine.page_fetcher import PageFetcher
 from crawler.engine.result import CrawlResult
 from crawler.engine.secret_scrub import SecretScrub
 from crawler.engine.seeds import SeedCounts, read_url_list
@@ -37,21 +36,22 @@ from crawler.engine.suffix_child import RegisteredDomain
 from crawler.frontier.frontier import Frontier
 from crawler.frontier.job import Job
 from crawler.http.fetch import Fetcher
-from crawler.page.read import PageOutcome
 from crawler.render.browser import find_browser, require_playwright
-from crawler.store.link_spool import LinkSpool
-from crawler.store.live_sitemap import LiveSitemap
 from crawler.store.record_store import RecordStore
 from crawler.store.skipped_store import SkippedStore
-from crawler.store.state import CrawlState
-from crawler.store.stored import ResumePoint
 from crawler.urls.filters import UrlFilters
 from crawler.urls.normalize import host_of, normalize_url, resolve_link
 from crawler.urls.robots import RobotsMode, RobotsPolicy, allow_all, policy_from_response
 from crawler.urls.scope import Scope
 
 if TYPE_CHECKING:
+    from crawler.engine.adaptive_pages import AdaptivePages
+    from crawler.engine.page_fetcher import PageFetcher
     from crawler.engine.worker_pool import WorkerPool
+    from crawler.page.read import PageOutcome
+    from crawler.store.live_sitemap import LiveSitemap
+    from crawler.store.state import CrawlState
+    from crawler.store.stored import ResumePoint
 
 ROBOTS_MAX_REDIRECTS = 5
 OUTSIDE = frozenset({Verdict.EXTERNAL, Verdict.OTHER_HOST, Verdict.OUT_OF_SCOPE})
@@ -64,7 +64,7 @@ ProgressCallback = Callable[[PageRecord, CrawlResult], None]
 # secret?") -> what they list
 LiveSitemapReader = Callable[
     [Fetcher, Scope, bytes | None, Callable[[str], str], Callable[[str], bool] | None],
-    Awaitable[LiveSitemap]]
+    Awaitable["LiveSitemap"]]
 
 
 async def crawl(
@@ -73,6 +73,7 @@ async def crawl(
     on_record: ProgressCallback | None = None,
     live_sitemap: LiveSitemapReader | None = None,
     seed_sitemap: LiveSitemapReader | None = None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> CrawlResult:
     """Crawl the site ``config`` describes. Raises :class:`StartUrlError` and
     :class:`~crawler.store.state.StateError` (a :class:`ConfigError`) only.
@@ -81,7 +82,8 @@ async def crawl(
     the CLI hands in: XML is not the crawler's business) reads the site's live
     sitemaps once the links are exhausted, and the in-scope URLs they list that
     no link reached are fetched as orphans. ``seed_sitemap`` (the same reader, for
-    ``--from-sitemap``) gives URLs to start from beside START_URL."""
+    ``--from-sitemap``) gives URLs to start from beside START_URL. ``meanwhile``
+    is the caller's work for the first round trip (see :func:`_while_robots_travels`)."""
     normalized = normalize_url(config.start_url)
     assert normalized is not None  # CrawlConfig validated it
     filters = config.filters()
@@ -95,20 +97,28 @@ async def crawl(
     result = CrawlResult(start_url=start)
     result.extract_names = tuple(rule.name for rule in config.extraction_rules())
     if config.links_path is not None:
+        from crawler.store.link_spool import LinkSpool
+
         result.links = LinkSpool()
     # Past a threshold records and skipped URLs live on disk: peak memory stops
     # growing with the site (crawler.store.record_store, crawler.store.skipped_store).
     result.records = RecordStore()  # type: ignore[assignment]
     result.skipped = SkippedStore()  # type: ignore[assignment]
     result.stats.started = anyio.current_time()
-    state = CrawlState(Path(config.state_path), scope.root) if config.state_path else None
+    state = None
+    if config.state_path:  # SQLite, loaded for --state only
+        from crawler.store.state import CrawlState
+
+        state = CrawlState(Path(config.state_path), scope.root)
     # the public-suffix list's answer for our host, worked out on another core
     own_domain = RegisteredDomain(host_of(start)).start()
     try:
         point = (state.begin(resume=config.resume, settings=config.run_settings())
                  if state else None)
         async with Fetcher(config) as fetcher:
-            policy = await _load_robots(fetcher, scope, config, result)
+            policy = await _load_robots(fetcher, scope, config, result,
+                                        _while_robots_travels(config, meanwhile))
+            startup_gc.resume()  # if the transport could not say when robots.txt went
             # list mode (--no-follow with a list): the list is the crawl, and START_URL
             # only says where the site is; robots.txt's answer says it is reachable
             listing = not config.follow and (config.urls_file is not None
@@ -149,7 +159,12 @@ async def crawl(
                         raise ours.exceptions[0] from None
                     raise
                 if config.check_external:
+                    from crawler.engine.external_links import check_external
+
                     await check_external(config, scope, result, state)
+                from crawler.engine.adaptive_pages import AdaptivePages  # loaded by now
+                from crawler.engine.page_fetcher import PageFetcher
+
                 if not isinstance(pages, PageFetcher):  # worker processes, or maybe some
                     result.workers_lost = list(pages.lost)
                 if isinstance(pages, AdaptivePages):
@@ -170,6 +185,10 @@ async def _page_source(config: CrawlConfig, fetcher: Fetcher,
                        ) -> AsyncIterator[PageFetcher | WorkerPool | AdaptivePages]:
     """Who fetches and reads the pages: this process, ``--workers`` processes, or
     (``--workers auto``, the default) this process until the crawl needs more."""
+    # imported here: they load while robots.txt is on its way (see _while_robots_travels)
+    from crawler.engine.adaptive_pages import AdaptivePages, auto_workers
+    from crawler.engine.page_fetcher import PageFetcher
+
     may_add = auto_workers(config.concurrency) if config.workers == AUTO_WORKERS else 0
     if config.workers > 1:
         from crawler.engine.worker_pool import worker_pool  # loaded only to start workers
@@ -199,8 +218,37 @@ def _check_start(start: str, scope: Scope, policy: RobotsPolicy, result: CrawlRe
         raise StartUrlError(f"start URL {start} is not allowed: {why} (--ignore-robots)")
 
 
+def _while_robots_travels(config: CrawlConfig, meanwhile: Callable[[], None] | None
+                          ) -> Callable[[], None]:
+    """What to load while the first request (robots.txt) is on the wire, once.
+
+    The page reader (lexbor, the parse child's module), protego and what the
+    caller names are needed only once an answer is in: imported before the
+    first request they kept it ~15 ms later from every start; imported here,
+    after the request is written, they load during the round trip, which on a
+    real network it hides (on loopback the answer waits in the socket).
+    A transport that cannot say when a request went (through a proxy) never
+    calls it, and each is imported where it is first used."""
+    pending = [True]
+
+    def load() -> None:
+        if not pending:
+            return
+        pending.clear()
+        importlib.import_module("protego")
+        importlib.import_module("crawler.engine.page_fetcher")
+        if config.workers == AUTO_WORKERS:
+            importlib.import_module("crawler.engine.adaptive_pages")
+        if meanwhile is not None:
+            meanwhile()
+        startup_gc.resume()
+
+    return load
+
+
 async def _load_robots(
-    fetcher: Fetcher, scope: Scope, config: CrawlConfig, result: CrawlResult
+    fetcher: Fetcher, scope: Scope, config: CrawlConfig, result: CrawlResult,
+    when_sent: Callable[[], None] | None = None,
 ) -> RobotsPolicy:
     """Fetch ``/robots.txt``, following up to 5 redirects wherever they lead (RFC 9309
     §2.3.1.2), and keep it whole for republishing beside the sitemaps.
@@ -212,7 +260,7 @@ async def _load_robots(
     for _ in range(ROBOTS_MAX_REDIRECTS + 1):
         answer = await fetcher.fetch(
             url, want_body=lambda status, _type: 200 <= status < 300,
-            max_bytes=ROBOTS_KEPT_BYTES + 1, truncate=True)
+            max_bytes=ROBOTS_KEPT_BYTES + 1, truncate=True, when_sent=when_sent)
         result.robots_status = answer.status
         if answer.status in (301, 302, 303, 307, 308):
             target = resolve_link(url, answer.location or "")
@@ -267,7 +315,12 @@ class _Coordinator:
         self.run_time = datetime.now(UTC).replace(microsecond=0)
         filters = self.filters = filters or UrlFilters()
         # fetches and reads pages: here, or in worker processes (--workers)
-        self.pages = pages if pages is not None else PageFetcher(config, fetcher, filters.clean)
+        from crawler.engine.adaptive_pages import AdaptivePages
+        from crawler.engine.page_fetcher import PageFetcher
+
+        if pages is None:
+            pages = PageFetcher(config, fetcher, filters.clean)
+        self.pages = pages
         # the credentials given, looked for in what the site sends back
         scrub = SecretScrub(config.credentials)
         self.scrub = scrub if scrub else None

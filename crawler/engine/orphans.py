@@ -11,6 +11,7 @@ kept in the state: the next run starts from the links again.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from crawler.config import CrawlConfig
 from crawler.core.records import PageRecord, Verdict
@@ -18,7 +19,9 @@ from crawler.engine.admission import Admission
 from crawler.engine.bookkeeping import Bookkeeping
 from crawler.engine.result import CrawlResult
 from crawler.page.lastmod import choose_lastmod
-from crawler.store.live_sitemap import LiveSitemap
+
+if TYPE_CHECKING:
+    from crawler.store.live_sitemap import LiveSitemap
 
 
 class OrphanPhase:

@@ -10,7 +10,7 @@ process (so it starts in milliseconds with everything imported), one at a time:
 * a page not read within ``--max-parse-seconds`` gets the child killed and is
   recorded as ``parse-timeout`` with what its answer said (status, headers,
   size), its links unread; the next pages go to a new child;
-* the child's address space is capped (:data:`MEMORY_HEADROOM` above what it
+* the child's address space is capped (``forked_child.MEMORY_HEADROOM`` above what it
   starts with), so a page that would take gigabytes fails alone;
 * the child dies with its parent (``PR_SET_PDEATHSIG``), ignores Ctrl-C (the
   parent's to handle) and holds no descriptor but its socket, so a connection
@@ -35,11 +35,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import mmap
 import os
 import pickle
-import resource
 import signal
 import socket
 import struct
@@ -53,21 +51,18 @@ from anyio.abc import TaskGroup
 
 from crawler.core.errors import ErrorKind
 from crawler.core.response import Response
+from crawler.engine.forked_child import become_child, kill_and_reap
 from crawler.page.read import PageOutcome, failed_page, unread_page
 from crawler.page.wire import outcome_in, outcome_out
 
 # (answer, depth, when, whether the body is a rendered DOM) -> outcome
 Reader = Callable[[Response, int, datetime, bool], PageOutcome]
 LENGTH_BYTES = 4
-# room for the parser above what the child has when it starts: a 10 MB page of
-# ordinary HTML builds a DOM of a few hundred MB
-MEMORY_HEADROOM = 2 * 1024**3
 SOCKET_BUFFER = 4 * 1024 * 1024  # the kernel caps it at net.core.wmem_max
 READ_BUFFER = 256 * 1024  # what one read of the child's answers may take
 # a batch of pages answered together is sent early once it has taken this long
 FLUSH_SECONDS = 0.02
 _RESPONSE_FIELDS = tuple(field.name for field in fields(Response))
-_PR_SET_PDEATHSIG = 1
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
@@ -336,14 +331,6 @@ class ParseSandbox:
             self._pid = 0
 
 
-def kill_and_reap(pid: int) -> None:
-    """A forked child of ours stopped at once and reaped (no zombie left)."""
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGKILL)
-    with contextlib.suppress(ChildProcessError):
-        os.waitpid(pid, 0)
-
-
 def _overrun(page: _Page, budget: float) -> PageOutcome:
     return unread_page(page.response, page.depth, ErrorKind.PARSE_TIMEOUT,
                        f"not read within --max-parse-seconds {budget:g}")
@@ -413,30 +400,3 @@ def _answer(ticket: int, read: Reader, response: Response, depth: int, now: date
         outcome = failed_page(response, depth, exc)
     data = pickle.dumps((ticket, outcome_out(outcome)), protocol=pickle.HIGHEST_PROTOCOL)
     return len(data).to_bytes(LENGTH_BYTES, "big") + data
-
-
-def become_child(sock: socket.socket, *, cap_memory: bool = True) -> None:
-    """Die with the parent, leave signals to it, keep no descriptor but ``sock``,
-    and cap the address space (unless ``cap_memory`` is false)."""
-    parent = os.getppid()
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent:
-        os._exit(0)
-    with contextlib.suppress(ValueError):
-        signal.set_wakeup_fd(-1)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    keep = sock.fileno()
-    os.closerange(3, keep)
-    os.closerange(keep + 1, 1 << 16)
-    if not cap_memory:
-        return
-    with contextlib.suppress(OSError, ValueError):
-        used = _address_space()
-        resource.setrlimit(resource.RLIMIT_AS, (used + MEMORY_HEADROOM, resource.RLIM_INFINITY))
-
-
-def _address_space() -> int:
-    with open("/proc/self/statm") as handle:
-        return int(handle.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 
 from crawler.core.records import CrawlStats, PageRecord, SkippedUrl, Verdict
 from crawler.engine.seeds import SeedCounts
-from crawler.store.link_spool import LinkSpool
-from crawler.store.referrers import Referrers
 
 if TYPE_CHECKING:
     from crawler.http.external import Certificate, LinkCheck
+    from crawler.store.link_spool import LinkSpool
     from crawler.store.live_sitemap import LiveSitemap
+    from crawler.store.referrers import Referrers
 
 @dataclass(slots=True)
 class CrawlResult:

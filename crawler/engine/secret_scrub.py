@@ -13,10 +13,13 @@ match everywhere and hide nothing.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote, unquote_plus
 
 from crawler.core.credentials import REDACTED, Credentials
-from crawler.page.read import PageOutcome
+
+if TYPE_CHECKING:
+    from crawler.page.read import PageOutcome
 
 MIN_SECRET_CHARS = 4
 

@@ -18,7 +18,7 @@ import contextlib
 import os
 import socket
 
-from crawler.engine.parse_sandbox import become_child, kill_and_reap
+from crawler.engine.forked_child import become_child, kill_and_reap
 from crawler.urls.scope import registered_domain
 
 _MAX_ANSWER = 4096

@@ -44,7 +44,7 @@ from crawler.core.errors import ErrorKind
 from crawler.core.response import Response
 from crawler.http.inflate import Inflater, TooLarge, Undecodable
 from crawler.http.politeness import Gate
-from crawler.http.prebuilt import RequestFactory
+from crawler.http.prebuilt import WHEN_SENT, RequestFactory
 from crawler.http.transports import open_transport, proxy_for
 from crawler.urls.normalize import normalize_url
 
@@ -116,13 +116,17 @@ class Fetcher:
         headers: tuple[tuple[str, str], ...] | dict[str, str] | None = None,
         method: str = "GET",
         drain: bool = True,
+        when_sent: Callable[[], None] | None = None,
     ) -> Response:
         """GET ``url`` with retries; read the body only if ``want_body(status, type)``.
 
         The decoded body may hold ``max_bytes`` (default ``--max-page-bytes``); past
         that it is ``too-large``, or, with ``truncate``, cut there and kept. With
         ``drain=False`` an unwanted body is never read, however short: the
-        connection is closed after the headers."""
+        connection is closed after the headers. ``when_sent`` is called as each
+        attempt's request goes on the wire, by a transport that can tell (ours;
+        not aiohttp's, through a proxy): work the caller can do while the answer
+        travels."""
         limit = max_bytes or self.config.max_page_bytes
         extra = tuple(headers.items()) if isinstance(headers, dict) else headers
         attempts = self.config.retries + 1
@@ -135,7 +139,7 @@ class Fetcher:
                 # a third less than a cancel scope, once per request.
                 async with asyncio.timeout(self.config.timeout):
                     await self._attempt(response, want_body, limit, extra, truncate, method,
-                                        drain)
+                                        drain, when_sent)
             except TimeoutError:
                 response.error, response.body = ErrorKind.TIMEOUT, None
             response.attempts = attempt
@@ -192,10 +196,13 @@ class Fetcher:
         truncate: bool = False,
         method: str = "GET",
         drain: bool = True,
+        when_sent: Callable[[], None] | None = None,
     ) -> None:
         transport = self._transport
         assert transport is not None, "use the Fetcher as an async context manager"
         request = self._requests.get(result.url, extra, method)
+        if when_sent is not None:
+            request.extensions[WHEN_SENT] = when_sent
         own = self._requests.own(result.url)
         if self.cookies and own:
             self.cookies.set_cookie_header(request)

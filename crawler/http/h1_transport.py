@@ -47,7 +47,7 @@ from collections.abc import AsyncIterator
 import httptools
 import httpx
 
-from crawler.http.prebuilt import RAW_URL, append_trusted
+from crawler.http.prebuilt import RAW_URL, WHEN_SENT, append_trusted
 
 HTTP_11 = {"http_version": b"HTTP/1.1"}
 # Past this many unread body bytes the socket is paused until the reader catches up.
@@ -87,6 +87,9 @@ class H1Transport(httpx.AsyncBaseTransport):
             connection, reused = await self._connection(key)
             try:
                 connection.send(head, head_only)
+                when_sent = request.extensions.get(WHEN_SENT)
+                if when_sent is not None:
+                    when_sent()
                 status, headers = await connection.answer()
             except _Stale:
                 self._discard(connection)

@@ -22,6 +22,9 @@ import httpx
 
 _NO_BODY = httpx.ByteStream(b"")
 RAW_URL = "sitemap_crawler.raw_url"  # request extension: the URL as the crawler spelt it
+# request extension: a callable the transport calls once the request is on the wire
+# (the crawl imports what reading pages needs while the first answer travels)
+WHEN_SENT = "sitemap_crawler.when_sent"
 _PROBE = "/a/b;c%2F%7E%C3%A9?q=%20x&y=%7C"
 
 

@@ -10,18 +10,24 @@ the operating system reclaims the space when the process ends.
 from __future__ import annotations
 
 import os
-import sqlite3
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator
-from typing import Generic, Self, TypeVar
+from typing import TYPE_CHECKING, Generic, Self, TypeVar
+
+if TYPE_CHECKING:
+    import sqlite3
 
 T = TypeVar("T")
 
 
 def temp_database(kind: str, schema: str) -> sqlite3.Connection:
     """An unlinked SQLite file, written without a journal: nothing in it outlives
-    the process, so nothing needs to survive a crash."""
+    the process, so nothing needs to survive a crash.
+
+    SQLite is imported here, by the first crawl that spills: most never do."""
+    import sqlite3
+    import tempfile
+
     handle, path = tempfile.mkstemp(prefix=f"sitemap-crawler-{kind}-", suffix=".db")
     os.close(handle)
     try:

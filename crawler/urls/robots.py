@@ -21,8 +21,11 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from protego import Protego
+if TYPE_CHECKING:
+    from protego import Protego
+
 
 # RFC 9309 §2.5: crawlers must parse at least the first 500 KiB.
 MAX_ROBOTS_BYTES = 512 * 1024
@@ -69,6 +72,14 @@ def parsed_part(body: bytes | None) -> str:
     return head.decode("utf-8", errors="replace")
 
 
+def rules_of(body: bytes | None) -> Protego:
+    """robots.txt's rules, as protego reads them; protego is imported by the first
+    robots.txt read (``coordinator.py`` has it loaded while that one travels)."""
+    from protego import Protego
+
+    return Protego.parse(parsed_part(body))
+
+
 def allow_all(token: str) -> RobotsPolicy:
     return RobotsPolicy(RobotsMode.ALLOW_ALL, token)
 
@@ -81,7 +92,7 @@ def policy_from_response(status: int | None, body: bytes | None, token: str) -> 
     if status is None or status >= 500:
         return RobotsPolicy(RobotsMode.DISALLOW_ALL, token)
     if 200 <= status < 300:
-        return RobotsPolicy(RobotsMode.OBEY, token, Protego.parse(parsed_part(body)))
+        return RobotsPolicy(RobotsMode.OBEY, token, rules_of(body))
     return RobotsPolicy(RobotsMode.ALLOW_ALL, token)
 
 
@@ -133,5 +144,5 @@ def sitemap_lines(body: bytes | None) -> list[str]:
     leaves them to the Sitemaps protocol: absolute URLs, any host)."""
     if not body:
         return []
-    return list(dict.fromkeys(url.strip() for url in Protego.parse(parsed_part(body)).sitemaps
+    return list(dict.fromkeys(url.strip() for url in rules_of(body).sitemaps
                               if url.strip()))

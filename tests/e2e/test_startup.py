@@ -4,6 +4,7 @@ by what is imported, not by timing it."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -89,3 +90,66 @@ def test_the_tls_store_is_back_after_aiohttp_is_imported() -> None:
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
                           text=True, timeout=60, env={**env, "SSL_CERT_FILE": "/my/ca.pem"})
     assert done.stdout.split() == ["/my/ca.pem", "None"], done.stderr[-2000:]
+
+
+# Run in a fresh interpreter: a one-page site on a server thread of the same
+# process, and a note, as the transport writes the first request (robots.txt),
+# of what the crawl has imported by then and whether the garbage collector runs.
+_FIRST_REQUEST_PROBE = r"""
+import gc, json, sys, threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from crawler.http import h1_transport
+
+seen = {}
+send = h1_transport._Connection.send
+
+def noted(connection, head, head_only):
+    if not seen:
+        seen.update(modules=sorted(sys.modules), collecting=gc.isenabled(),
+                    request=head.split(b" ")[1].decode())
+    return send(connection, head, head_only)
+
+h1_transport._Connection.send = noted
+
+class Site(BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = b"<!doctype html><title>one</title><a href=/>home</a>"
+        self.send_response(200 if self.path == "/" else 404)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Site)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+sys.argv = ["sitemap-crawler", "crawl", f"http://127.0.0.1:{server.server_port}/",
+            "--out", sys.argv[1], "--quiet"]
+from crawler.cli.launch import main
+try:
+    main()
+except SystemExit as stop:
+    seen.update(code=stop.code, after=sorted(sys.modules), collecting_after=gc.isenabled(),
+                frozen=gc.get_freeze_count())
+print(json.dumps(seen))
+"""
+
+
+def test_the_first_request_goes_before_the_page_reader_loads(tmp_path: object) -> None:
+    """The page reader (lexbor, the parse child's module), protego and SQLite load
+    while robots.txt travels, not before it is asked for; the collector is off
+    until then and on again, with start-up's objects frozen, by the end."""
+    done = subprocess.run([sys.executable, "-c", _FIRST_REQUEST_PROBE, str(tmp_path)],
+                          cwd=REPO, capture_output=True, text=True, timeout=60)
+    seen = json.loads(done.stdout)
+    assert seen["code"] == 0 and seen["request"] == "/robots.txt", done.stderr[-2000:]
+    early = {"crawler.page.read", "selectolax.lexbor", "crawler.engine.parse_sandbox",
+             "crawler.engine.page_fetcher", "protego", "sqlite3", "crawler.store.state"}
+    assert {"crawler.engine.coordinator", "httpx", "anyio"} <= set(seen["modules"])
+    assert not early & set(seen["modules"]), sorted(early & set(seen["modules"]))
+    assert early - {"sqlite3", "crawler.store.state"} <= set(seen["after"])
+    assert seen["collecting"] is False
+    assert seen["collecting_after"] is True and seen["frozen"] > 10_000

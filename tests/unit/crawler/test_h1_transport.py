@@ -326,3 +326,33 @@ def test_answer_headers_are_what_httpx_builds_from_them(
     assert fast.get_list("x-robots-tag") == ["noindex", "nofollow"]
     assert fast["content-type"] == slow["Content-Type"] == "text/html"
     assert fast.raw[3] == (b"ETag", b'"caf\xe9"')
+
+
+def test_when_sent_is_called_as_the_request_goes_before_its_answer_comes(
+        raw_server: Callable[[Handler], RawServer]) -> None:
+    """The crawl loads its page reader while robots.txt travels: the fetcher's
+    ``when_sent`` runs once the request is written, not once it is answered (the
+    server here answers only after it ran), and only for the request given it."""
+    told = threading.Event()
+
+    def handler(connection: socket.socket, _number: int) -> None:
+        while read_request(connection):
+            status = b"200 OK" if told.wait(5) else b"500 Too Late"
+            connection.sendall(b"HTTP/1.1 " + status + b"\r\nContent-Length: 2\r\n\r\nok")
+    server = raw_server(handler)
+    calls: list[str] = []
+
+    def when_sent() -> None:
+        calls.append("sent")
+        told.set()
+
+    async def go() -> list[Response]:
+        cfg = CrawlConfig(start_url=server.origin + "/", retries=0)
+        async with Fetcher(cfg) as fetcher:
+            first = await fetcher.fetch(server.origin + "/robots.txt",
+                                        want_body=lambda s, t: True, when_sent=when_sent)
+            second = await fetcher.fetch(server.origin + "/b", want_body=lambda s, t: True)
+            return [first, second]
+    first, second = anyio.run(go)
+    assert (first.status, first.body, second.status) == (200, b"ok", 200)
+    assert calls == ["sent"]
