@@ -7,9 +7,12 @@ all of these hold at once:
 * no request of the page is in flight, and none started or ended for
   :data:`QUIET` seconds (counted by the crawler, which answers every request);
 * no ``fetch()`` or ``XMLHttpRequest`` of the page's scripts is waiting for its
-  answer (counted in the page: the crawler hears of a request only once the
-  browser has passed it on, and on a busy machine that can take longer than
-  the quiet period, so a page read then would lack what the answer adds);
+  answer, nor a script for the body of one (``json()``, ``text()``...: a fetch
+  settles with the answer's head, and the body reaches the page later, over
+  another channel), counted in the page: the crawler hears of a request only
+  once the browser has passed it on, and on a busy machine either can take
+  longer than the quiet period, so a page read then would lack what the
+  answer adds;
 * no DOM mutation for :data:`QUIET` seconds (a ``MutationObserver``);
 * no ``setTimeout`` of up to :data:`SHORT_TIMER_MS` is pending (a timer set
   for later than that is a poll or a carousel, not content on its way).
@@ -47,6 +50,24 @@ TRACKER = """
       }
       answer.then(ended, ended);
       return answer;
+    };
+  }
+  // fetch() settles with the answer's head; the body reaches the page later, over
+  // another channel: reading it is waiting too (json(), text() and the rest)
+  for (const name of ["arrayBuffer", "blob", "bytes", "formData", "json", "text"]) {
+    const readFirst = Response.prototype[name];
+    if (!readFirst) continue;
+    Response.prototype[name] = function (...args) {
+      started();
+      let body;
+      try {
+        body = readFirst.apply(this, args);
+      } catch (error) {
+        ended();
+        throw error;
+      }
+      body.then(ended, ended);
+      return body;
     };
   }
   const sendFirst = XMLHttpRequest.prototype.send;
