@@ -17,7 +17,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import anyio
 import click
 
 from crawler.audit.names import CHANGES, FINDINGS
@@ -323,8 +322,10 @@ def _run_crawl(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
                            seed_sitemap=live_reader(config, config.from_sitemap))
 
     try:
-        with display:
-            return anyio.run(main)
+        with display, asyncio.Runner() as runner:
+            # asyncio's runner, as anyio.run would use: anyio's own machinery (20 ms
+            # of imports) then loads while the first request travels (the coordinator)
+            return runner.run(main())
     except asyncio.CancelledError:
         if interrupt is not None and interrupt.fired:  # SIGTERM with Ctrl-C ignored
             raise KeyboardInterrupt from None

@@ -12,6 +12,7 @@ crawl ends when the frontier is empty and nothing is in flight.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -104,7 +105,9 @@ async def crawl(
     # growing with the site (crawler.store.record_store, crawler.store.skipped_store).
     result.records = RecordStore()  # type: ignore[assignment]
     result.skipped = SkippedStore()  # type: ignore[assignment]
-    result.stats.started = anyio.current_time()
+    # the event loop's clock, which anyio.current_time() reads, without loading
+    # anyio's machinery before the first request (see _while_robots_travels)
+    result.stats.started = asyncio.get_running_loop().time()
     state = None
     if config.state_path:  # SQLite, loaded for --state only
         from crawler.store.state import CrawlState
@@ -222,9 +225,9 @@ def _while_robots_travels(config: CrawlConfig, meanwhile: Callable[[], None] | N
                           ) -> Callable[[], None]:
     """What to load while the first request (robots.txt) is on the wire, once.
 
-    The page reader (lexbor, the parse child's module), protego and what the
-    caller names are needed only once an answer is in: imported before the
-    first request they kept it ~15 ms later from every start; imported here,
+    anyio's event-loop machinery, the page reader (lexbor, the parse child's
+    module), protego and what the caller names are needed only once an answer
+    is in: imported before the first request they kept it ~35 ms later; imported here,
     after the request is written, they load during the round trip, which on a
     real network it hides (on loopback the answer waits in the socket).
     A transport that cannot say when a request went (through a proxy) never
@@ -235,6 +238,7 @@ def _while_robots_travels(config: CrawlConfig, meanwhile: Callable[[], None] | N
         if not pending:
             return
         pending.clear()
+        importlib.import_module("anyio._backends._asyncio")
         importlib.import_module("protego")
         importlib.import_module("crawler.engine.page_fetcher")
         if config.workers == AUTO_WORKERS:

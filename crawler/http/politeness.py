@@ -20,7 +20,10 @@ class Gate:
         self.interval = max(delay, 1.0 / rate if rate else 0.0)
         self.penalty = 0.0
         self._next_start = 0.0
-        self._turns = anyio.Lock()  # waiters leave one at a time, in order
+        # waiters leave one at a time, in order; made by the first wait that needs it
+        # (anyio's lock loads its event-loop machinery, not needed before the first
+        # request of a crawl without --delay or --rate)
+        self._turns: anyio.Lock | None = None
 
     def raise_interval(self, seconds: float) -> None:
         """Never start requests closer together than ``seconds`` (Crawl-delay)."""
@@ -35,6 +38,8 @@ class Gate:
         if self.interval + self.penalty <= 0 and (
                 not self._next_start or self._next_start <= anyio.current_time()):
             return  # never held back: no clock, no lock (the common case)
+        if self._turns is None:
+            self._turns = anyio.Lock()
         async with self._turns:
             while (now := anyio.current_time()) < self._next_start:
                 await anyio.sleep(self._next_start - now)
