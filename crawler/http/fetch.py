@@ -126,7 +126,7 @@ class Fetcher:
         connection is closed after the headers. ``when_sent`` is called as each
         attempt's request goes on the wire, by a transport that can tell (ours;
         not aiohttp's, through a proxy): work the caller can do while the answer
-        travels."""
+        travels, and which does not count against ``--timeout``."""
         limit = max_bytes or self.config.max_page_bytes
         extra = tuple(headers.items()) if isinstance(headers, dict) else headers
         attempts = self.config.retries + 1
@@ -137,9 +137,9 @@ class Fetcher:
             try:
                 # asyncio's own timeout: both transports run on asyncio, and it costs
                 # a third less than a cancel scope, once per request.
-                async with asyncio.timeout(self.config.timeout):
+                async with asyncio.timeout(self.config.timeout) as deadline:
                     await self._attempt(response, want_body, limit, extra, truncate, method,
-                                        drain, when_sent)
+                                        drain, when_sent and _not_counted(when_sent, deadline))
             except TimeoutError:
                 response.error, response.body = ErrorKind.TIMEOUT, None
             response.attempts = attempt
@@ -255,6 +255,19 @@ class Fetcher:
             await answer.stream.aclose()  # type: ignore[union-attr]
         if result.error is not None:
             result.body = None
+
+
+def _not_counted(work: Callable[[], None], deadline: asyncio.Timeout) -> Callable[[], None]:
+    """``work``, with the time it takes given back to the request's deadline: the
+    server is not to blame for what the crawler did meanwhile."""
+    def timed() -> None:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        work()
+        when = deadline.when()
+        if when is not None:
+            deadline.reschedule(when + loop.time() - started)
+    return timed
 
 
 def _read_headers(answer: httpx.Response, result: Response) -> tuple[str, bool]:

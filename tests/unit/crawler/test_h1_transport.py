@@ -356,3 +356,19 @@ def test_when_sent_is_called_as_the_request_goes_before_its_answer_comes(
     first, second = anyio.run(go)
     assert (first.status, first.body, second.status) == (200, b"ok", 200)
     assert calls == ["sent"]
+
+
+def test_what_when_sent_does_is_not_counted_against_the_timeout(
+        raw_server: Callable[[Handler], RawServer]) -> None:
+    """The crawl's imports run in the hook while robots.txt travels; a short
+    ``--timeout`` must not blame the server for them."""
+    server = raw_server(answer_each(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
+
+    async def go() -> Response:
+        cfg = CrawlConfig(start_url=server.origin + "/", retries=0, timeout=0.3)
+        async with Fetcher(cfg) as fetcher:
+            return await fetcher.fetch(server.origin + "/robots.txt",
+                                       want_body=lambda s, t: True,
+                                       when_sent=lambda: time.sleep(0.5))
+    answer = anyio.run(go)
+    assert (answer.status, answer.body, answer.error) == (200, b"ok", None)
