@@ -37,38 +37,24 @@ TRACKER = """
   window.__sitemapCrawler = state;
   const started = () => { state.pending += 1; };
   const ended = () => { state.pending -= 1; state.changed = performance.now(); };
-  const fetchFirst = window.fetch;
-  if (fetchFirst) {
-    window.fetch = function (...args) {
-      started();
-      let answer;
-      try {
-        answer = fetchFirst.apply(this, args);
-      } catch (error) {
-        ended();
-        throw error;
-      }
-      answer.then(ended, ended);
-      return answer;
-    };
-  }
+  // a function returning a promise, counted as waiting until the promise settles
+  const counted = (first) => function (...args) {
+    started();
+    let promise;
+    try {
+      promise = first.apply(this, args);
+    } catch (error) {
+      ended();
+      throw error;
+    }
+    promise.then(ended, ended);
+    return promise;
+  };
+  if (window.fetch) window.fetch = counted(window.fetch);
   // fetch() settles with the answer's head; the body reaches the page later, over
   // another channel: reading it is waiting too (json(), text() and the rest)
   for (const name of ["arrayBuffer", "blob", "bytes", "formData", "json", "text"]) {
-    const readFirst = Response.prototype[name];
-    if (!readFirst) continue;
-    Response.prototype[name] = function (...args) {
-      started();
-      let body;
-      try {
-        body = readFirst.apply(this, args);
-      } catch (error) {
-        ended();
-        throw error;
-      }
-      body.then(ended, ended);
-      return body;
-    };
+    if (Response.prototype[name]) Response.prototype[name] = counted(Response.prototype[name]);
   }
   const sendFirst = XMLHttpRequest.prototype.send;
   XMLHttpRequest.prototype.send = function (...args) {

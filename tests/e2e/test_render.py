@@ -10,6 +10,7 @@ disallows; a third-party script and image (``localhost`` is another origin than
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import os
@@ -17,13 +18,18 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from browser import browser_page, chromium_path
 from conftest import REPO, ctrl_c_as_in_a_terminal, read_sitemaps, run_cli
 from forward_proxy import running_proxy
 from siteserver import RunningServer, SiteServer
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page, Route
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -381,21 +387,13 @@ FETCHING = ('<!doctype html><div id="app"></div><script>fetch("/links.json")'
             ' document.getElementById("app").appendChild(link); } });</script>')
 
 
-def test_the_settle_wait_waits_for_a_script_request_the_crawler_has_not_heard_of() -> None:
-    # The crawler counts a page's requests as the browser passes them on; on a busy
-    # machine a fetch() can wait longer than the quiet period for that, and the page
-    # was read without what its answer adds. The page counts its own requests too.
-    from playwright.sync_api import Route, sync_playwright
+@contextlib.contextmanager
+def _tracked_page(answer: Callable[[Route], None]) -> Iterator[Page]:
+    """A page that ``answer`` serves, in headless Chromium with the settle tracker."""
+    from playwright.sync_api import sync_playwright
 
     from crawler.render.renderer import FLAGS
-    from crawler.render.settle import QUIET, TRACKER, WAIT_CALM
-    held: list[Route] = []
-
-    def answer(route: Route) -> None:
-        if route.request.url.endswith("/links.json"):
-            held.append(route)  # not passed on yet, as far as the crawler knows
-        else:
-            route.fulfill(body=FETCHING, content_type="text/html")
+    from crawler.render.settle import TRACKER
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium_path(), args=FLAGS)
@@ -404,13 +402,30 @@ def test_the_settle_wait_waits_for_a_script_request_the_crawler_has_not_heard_of
             page.add_init_script(TRACKER)
             page.route("**/*", answer)
             page.goto("http://127.0.0.1:9/page.html", wait_until="domcontentloaded")
-            _since, waiting, html = page.evaluate(WAIT_CALM, [QUIET * 1000, 500, 0])
-            assert (waiting, html) == (1, None)  # not calm: the fetch is pending
-            assert len(held) == 1
-            held[0].fulfill(body='["/found.html"]', content_type="application/json")
-            _since, waiting, html = page.evaluate(WAIT_CALM, [QUIET * 1000, 5000, 0])
+            yield page
         finally:
             browser.close()
+
+
+def test_the_settle_wait_waits_for_a_script_request_the_crawler_has_not_heard_of() -> None:
+    # The crawler counts a page's requests as the browser passes them on; on a busy
+    # machine a fetch() can wait longer than the quiet period for that, and the page
+    # was read without what its answer adds. The page counts its own requests too.
+    from crawler.render.settle import QUIET, WAIT_CALM
+    held: list[Route] = []
+
+    def answer(route: Route) -> None:
+        if route.request.url.endswith("/links.json"):
+            held.append(route)  # not passed on yet, as far as the crawler knows
+        else:
+            route.fulfill(body=FETCHING, content_type="text/html")
+
+    with _tracked_page(answer) as page:
+        _since, waiting, html = page.evaluate(WAIT_CALM, [QUIET * 1000, 500, 0])
+        assert (waiting, html) == (1, None)  # not calm: the fetch is pending
+        assert len(held) == 1
+        held[0].fulfill(body='["/found.html"]', content_type="application/json")
+        _since, waiting, html = page.evaluate(WAIT_CALM, [QUIET * 1000, 5000, 0])
     assert waiting == 0 and '<a href="/found.html">' in html
 
 
@@ -427,10 +442,7 @@ def test_the_settle_wait_waits_for_a_body_the_script_is_still_reading() -> None:
     # process later, over another channel, and on a busy machine later than the
     # quiet period: the page was read without what the body adds (seen once in CI,
     # under load, on fixtures/sites/spa/fetched.html). Reading a body counts too.
-    from playwright.sync_api import Route, sync_playwright
-
-    from crawler.render.renderer import FLAGS
-    from crawler.render.settle import QUIET, TRACKER, WAIT_CALM
+    from crawler.render.settle import QUIET, WAIT_CALM
 
     def answer(route: Route) -> None:
         if route.request.url.endswith("/links.json"):
@@ -438,16 +450,8 @@ def test_the_settle_wait_waits_for_a_body_the_script_is_still_reading() -> None:
         else:
             route.fulfill(body=READING, content_type="text/html")
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium_path(), args=FLAGS)
-        try:
-            page = browser.new_page()
-            page.add_init_script(TRACKER)
-            page.route("**/*", answer)
-            page.goto("http://127.0.0.1:9/page.html", wait_until="domcontentloaded")
-            _since, waiting, html = page.evaluate(WAIT_CALM, [QUIET * 1000, 5000, 0])
-            reading = page.evaluate("window.pendingWhileReading")
-        finally:
-            browser.close()
+    with _tracked_page(answer) as page:
+        _since, waiting, html = page.evaluate(WAIT_CALM, [QUIET * 1000, 5000, 0])
+        reading = page.evaluate("window.pendingWhileReading")
     assert reading == 1  # the body being read kept the page from counting as calm
     assert waiting == 0 and '<a href="/found.html">' in html
