@@ -74,7 +74,6 @@ async def crawl(
     on_record: ProgressCallback | None = None,
     live_sitemap: LiveSitemapReader | None = None,
     seed_sitemap: LiveSitemapReader | None = None,
-    meanwhile: Callable[[], None] | None = None,
 ) -> CrawlResult:
     """Crawl the site ``config`` describes. Raises :class:`StartUrlError` and
     :class:`~crawler.store.state.StateError` (a :class:`ConfigError`) only.
@@ -83,8 +82,7 @@ async def crawl(
     the CLI hands in: XML is not the crawler's business) reads the site's live
     sitemaps once the links are exhausted, and the in-scope URLs they list that
     no link reached are fetched as orphans. ``seed_sitemap`` (the same reader, for
-    ``--from-sitemap``) gives URLs to start from beside START_URL. ``meanwhile``
-    is the caller's work for the first round trip (see :func:`_while_robots_travels`)."""
+    ``--from-sitemap``) gives URLs to start from beside START_URL."""
     normalized = normalize_url(config.start_url)
     assert normalized is not None  # CrawlConfig validated it
     filters = config.filters()
@@ -120,7 +118,7 @@ async def crawl(
                  if state else None)
         async with Fetcher(config) as fetcher:
             policy = await _load_robots(fetcher, scope, config, result,
-                                        _while_robots_travels(config, meanwhile))
+                                        when_sent=_while_robots_travels)
             startup_gc.resume()  # if the transport could not say when robots.txt went
             # list mode (--no-follow with a list): the list is the crawl, and START_URL
             # only says where the site is; robots.txt's answer says it is reachable
@@ -221,33 +219,21 @@ def _check_start(start: str, scope: Scope, policy: RobotsPolicy, result: CrawlRe
         raise StartUrlError(f"start URL {start} is not allowed: {why} (--ignore-robots)")
 
 
-def _while_robots_travels(config: CrawlConfig, meanwhile: Callable[[], None] | None
-                          ) -> Callable[[], None]:
-    """What to load while the first request (robots.txt) is on the wire, once.
+def _while_robots_travels() -> None:
+    """What loads while the first request (robots.txt) is on the wire.
 
     anyio's event-loop machinery, the page reader (lexbor, the parse child's
-    module), protego and what the caller names are needed only once an answer
-    is in: imported before the first request they kept it ~35 ms later; imported here,
-    after the request is written, they load during the round trip, which on a
-    real network it hides (on loopback the answer waits in the socket).
+    module) and protego are needed only once an answer is in: imported before
+    the first request they kept it ~35 ms later; imported here, after the
+    request is written, they load during the round trip, which on a real
+    network hides them (on loopback the answer waits in the socket). Again
+    for a redirect or a retry, at the cost of a look in ``sys.modules``.
     A transport that cannot say when a request went (through a proxy) never
     calls it, and each is imported where it is first used."""
-    pending = [True]
-
-    def load() -> None:
-        if not pending:
-            return
-        pending.clear()
-        importlib.import_module("anyio._backends._asyncio")
-        importlib.import_module("protego")
-        importlib.import_module("crawler.engine.page_fetcher")
-        if config.workers == AUTO_WORKERS:
-            importlib.import_module("crawler.engine.adaptive_pages")
-        if meanwhile is not None:
-            meanwhile()
-        startup_gc.resume()
-
-    return load
+    importlib.import_module("anyio._backends._asyncio")
+    importlib.import_module("protego")
+    importlib.import_module("crawler.engine.adaptive_pages")  # and the page fetcher
+    startup_gc.resume()
 
 
 async def _load_robots(
