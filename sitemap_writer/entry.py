@@ -121,5 +121,6 @@ def _check_url(what: str, url: str) -> None:
         raise InvalidEntry(f"{what} must be an absolute http(s) URL: {url!r}")
     if len(url) > MAX_LOC_LENGTH:
         raise InvalidEntry(f"{what} must be under 2,048 characters ({len(url)}): {url[:80]}...")
-    if _NOT_XML_CHAR.search(url) or any(c in url for c in " \t\r\n"):
+    if (_NOT_XML_CHAR.search(url) or " " in url or "\t" in url or "\n" in url
+            or "\r" in url):
         raise InvalidEntry(f"{what} holds characters XML or URLs forbid: {url!r}")

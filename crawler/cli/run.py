@@ -208,9 +208,13 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
     spilled = getattr(result.records, "spilled", False)
     from crawler.page.hreflang import sitemap_alternates  # after the crawl: off its start
 
+    # Spilled records are read straight through the file where order does not matter:
+    # hreflang reads only the pages declaring alternates, the survey counts them all.
+    records = result.records
     alternates, problems = (sitemap_alternates(
-        listed, extras.scope.contains, external=extras.hreflang_external,
-        is_listed=result.records.is_listed if spilled else None)  # type: ignore[attr-defined]
+        records.declaring_alternates() if spilled else listed,  # type: ignore[attr-defined]
+        extras.scope.contains, external=extras.hreflang_external,
+        is_listed=records.is_listed if spilled else None)  # type: ignore[attr-defined]
         if config.hreflang else ({}, []))
     write_reports(report_files, result, {
         "base_url": base, "hreflang": [asdict(problem) for problem in problems]})
@@ -220,7 +224,7 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
         # Records on disk: one pass to count and see what the shards declare, one
         # to write; the entries are never all in memory.
         count, has_alternates, has_images, has_videos = survey(
-            sitemap_entries(listed, alternates, hints))
+            sitemap_entries(records.listed_unordered(), alternates, hints))  # type: ignore[attr-defined]
         entries = sitemap_entries(listed, alternates, hints)
     else:
         entries = list(sitemap_entries(listed, alternates, hints))

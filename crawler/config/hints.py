@@ -51,6 +51,8 @@ class Hints:
         return any(pattern is None for pattern, _word in self.changefreq_rules)
 
     def changefreq(self, record: PageRecord) -> str | None:
+        if not self.changefreq_rules:  # the usual run: nothing to match each page against
+            return None
         target = path_and_query(record.url)
         for pattern, word in self.changefreq_rules:
             if pattern is None:
@@ -61,6 +63,8 @@ class Hints:
         return None
 
     def priority(self, record: PageRecord) -> float | None:
+        if not self.priority_rules:
+            return None
         target = path_and_query(record.url)
         for pattern, value in self.priority_rules:
             if pattern is None:

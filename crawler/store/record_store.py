@@ -33,7 +33,7 @@ _URLS_REMEMBERED = 10_000
 _FIELDS = tuple(field.name for field in fields(PageRecord))
 _SCHEMA = """
 CREATE TABLE records (i INTEGER PRIMARY KEY, url BLOB, listed INTEGER, fingerprint BLOB,
-                      html_title TEXT, html_description TEXT, data BLOB);
+                      html_title TEXT, html_description TEXT, declares INTEGER, data BLOB);
 """
 # What groups listed pages in the report: identical content, or one title on many pages.
 Grouping = Literal["fingerprint", "html_title", "html_description"]
@@ -103,7 +103,8 @@ def _html_description(record: PageRecord) -> str | None:
 def _row(index: int, record: PageRecord) -> tuple:
     listed = record.verdict is Verdict.LISTED
     return (index, sort_key(record.url), listed, record.fingerprint if listed else None,
-            _html_title(record), _html_description(record), _pack(record))
+            _html_title(record), _html_description(record), listed and bool(record.alternates),
+            _pack(record))
 
 
 class RecordStore(SpillingList[PageRecord]):
@@ -143,20 +144,23 @@ class RecordStore(SpillingList[PageRecord]):
         self._flush()
         self._urls.pop(index, None)
         self._db.execute("UPDATE records SET url = ?, listed = ?, fingerprint = ?, "
-                         "html_title = ?, html_description = ?, data = ? WHERE i = ?",
+                         "html_title = ?, html_description = ?, declares = ?, data = ? "
+                         "WHERE i = ?",
                          (*_row(index, record)[1:], index))
 
     def __iter__(self) -> Iterator[PageRecord]:
         if self._db is None:
             return iter(self._memory)
-        return (_unpack(data) for (data,) in self._query("SELECT data FROM records ORDER BY i"))
+        return (_unpack(data) for (data,) in self._query("SELECT data FROM records ORDER BY i",
+                                                                  by_url=False))
 
     def __getitem__(self, index: int) -> PageRecord:
         if self._db is None:
             return self._memory[index]
         if index < 0:
             index += self._count
-        row = next(self._query("SELECT data FROM records WHERE i = ?", (index,)), None)
+        row = next(self._query("SELECT data FROM records WHERE i = ?", (index,), by_url=False),
+                   None)
         if row is None:
             raise IndexError(index)
         return _unpack(row[0])
@@ -168,7 +172,8 @@ class RecordStore(SpillingList[PageRecord]):
             return self._memory[index].url
         url = self._urls.get(index)
         if url is None:
-            row = next(self._query("SELECT url FROM records WHERE i = ?", (index,)), None)
+            row = next(self._query("SELECT url FROM records WHERE i = ?", (index,),
+                                   by_url=False), None)
             if row is None:
                 raise IndexError(index)
             if len(self._urls) >= _URLS_REMEMBERED:
@@ -208,6 +213,22 @@ class RecordStore(SpillingList[PageRecord]):
                            if record.verdict is Verdict.LISTED), key=lambda r: r.url)
         return _Listed(self)
 
+    def listed_unordered(self) -> Iterable[PageRecord]:
+        """The listed records in the order they were kept, for a reader to whom order
+        does not matter (counting them): on disk, a read straight through the file
+        instead of one that jumps about it in URL order."""
+        if self._db is None:
+            return [record for record in self._memory if record.verdict is Verdict.LISTED]
+        return _Rows(self, "SELECT data FROM records WHERE listed = 1 ORDER BY i")
+
+    def declaring_alternates(self) -> Iterable[PageRecord]:
+        """The listed records that declare language versions (hreflang), in the order
+        kept: on disk, read without unpacking the others."""
+        if self._db is None:
+            return [record for record in self._memory
+                    if record.verdict is Verdict.LISTED and record.alternates]
+        return _Rows(self, "SELECT data FROM records WHERE declares = 1 ORDER BY i")
+
     def is_listed(self, url: str) -> bool:
         if self._db is None:
             if self._listed_urls is None:
@@ -243,12 +264,27 @@ class RecordStore(SpillingList[PageRecord]):
         return found
 
 
-class _Listed:
-    """The listed records of a spilled store, read from disk in URL order each time."""
+class _Rows:
+    """Records of a spilled store, read from disk by one query each time."""
 
-    def __init__(self, store: RecordStore) -> None:
+    def __init__(self, store: RecordStore, sql: str) -> None:
         self._store = store
+        self._sql = sql
 
     def __iter__(self) -> Iterator[PageRecord]:
-        rows = self._store._query("SELECT data FROM records WHERE listed = 1 ORDER BY url, i")
-        return (_unpack(data) for (data,) in rows)
+        return (_unpack(data) for (data,) in self._store._query(self._sql, by_url=False))
+
+
+class _Listed(_Rows):
+    """The listed records of a spilled store in URL order, sorted as they are read.
+
+    Read through the URL index, each record is a jump to another place in the
+    file: SQLite's page cache is 2 MB, so a pass over 100,000 records made
+    about 100,000 reads of the operating system. Sorting as it reads (a merge
+    sort in bounded memory, spilling to temporary files past it) reads the
+    file front to back once: the write's pass took a third less time (s100k).
+    """
+
+    def __init__(self, store: RecordStore) -> None:
+        super().__init__(store, "SELECT data FROM records NOT INDEXED WHERE listed = 1 "
+                                "ORDER BY url, i")

@@ -43,7 +43,7 @@ class SkippedStore(SpillingList[SkippedUrl]):
         if self._db is None:
             return iter(self._memory)
         return (_item(*row) for row in
-                self._query("SELECT url, depth, reason FROM skipped ORDER BY i"))
+                self._query("SELECT url, depth, reason FROM skipped ORDER BY i", by_url=False))
 
     def by_url(self) -> Iterator[SkippedUrl]:
         """Every skipped URL, sorted by URL (then in the order they were skipped)."""

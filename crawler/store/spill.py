@@ -115,12 +115,14 @@ class SpillingList(Generic[T]):
             self._db.executemany(f"INSERT INTO {self.TABLE} VALUES ({marks})", self._pending)
             self._pending.clear()
 
-    def _query(self, sql: str, params: tuple = ()) -> Iterator[tuple]:
+    def _query(self, sql: str, params: tuple = (), *, by_url: bool = True) -> Iterator[tuple]:
         """Rows of the file, everything appended included; the URL index is made on the
-        first read (an index kept up while appending would slow the crawl)."""
+        first read that looks up or orders ``by_url`` (an index kept up while appending
+        would slow the crawl; one made for a read that does not use it is a sort of
+        the whole file for nothing)."""
         assert self._db is not None
         self._flush()
-        if not self._indexed:
+        if by_url and not self._indexed:
             self._db.execute(
                 f"CREATE INDEX IF NOT EXISTS {self.TABLE}_url ON {self.TABLE} (url)")
             self._indexed = True

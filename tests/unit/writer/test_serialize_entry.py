@@ -44,7 +44,7 @@ def test_url_element() -> None:
 
 @pytest.mark.parametrize("loc", [
     "/relative", "ftp://h/x", "http://h/" + "a" * 2040, "http://h/a\x00b", "http://h/a\x0bb",
-    "http://h/a b", "http://h/\ufffe",
+    "http://h/a b", "http://h/a\tb", "http://h/a\nb", "http://h/a\rb", "http://h/\ufffe",
 ])
 def test_invalid_entries_are_refused(loc: str) -> None:
     with pytest.raises(InvalidEntry):

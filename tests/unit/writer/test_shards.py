@@ -99,3 +99,31 @@ def test_alternates_and_images_count_toward_the_byte_limit(tmp_path: Path) -> No
     assert [shard.count for shard in shards] == [2, 2, 2]
     assert all((tmp_path / shard.name).stat().st_size <= limit for shard in shards)
     assert all(shard.size == (tmp_path / shard.name).stat().st_size for shard in shards)
+
+
+@pytest.mark.parametrize("compressed", [True, False])
+def test_elements_written_in_runs_make_the_bytes_written_one_at_a_time(
+        tmp_path: Path, compressed: bool) -> None:
+    """The writer hands elements to the file in runs; the file must be the one an
+    element-by-element write made (a site that did not change keeps its bytes across
+    an upgrade), across shard boundaries and runs of many sizes."""
+    items = [SitemapEntry(f"http://h/section-{i % 7}/page-{i}.html",
+                          datetime(2024, 1, 1 + i % 28, tzinfo=UTC)) for i in range(3_000)]
+    writer = ShardWriter(tmp_path, compressed=compressed, max_urls=1_700, max_bytes=52_428_800)
+    for item in items:
+        writer.add(item)
+    shards = writer.close()
+    assert [shard.count for shard in shards] == [1_700, 1_300]
+    for shard, chunk in zip(shards, (items[:1_700], items[1_700:]), strict=True):
+        body = URLSET_HEAD + b"".join(url_element(item) for item in chunk) + URLSET_FOOT
+        assert shard.size == len(body)
+        written = (tmp_path / shard.name).read_bytes()
+        if compressed:
+            one_at_a_time = tmp_path / "reference.gz"
+            with one_at_a_time.open("wb") as raw, gzip.GzipFile(
+                    filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6) as out:
+                for part in (URLSET_HEAD, *(url_element(item) for item in chunk), URLSET_FOOT):
+                    out.write(part)
+            assert written == one_at_a_time.read_bytes()
+            written = gzip.decompress(written)
+        assert written == body
