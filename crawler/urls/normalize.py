@@ -213,6 +213,11 @@ def resolve_link(base: str, href: str) -> str | None:
 # not depend on the page's file name. Bounded: cleared when full.
 _PAGE_CACHE: dict[tuple[str, str], str | None] = {}
 _PAGE_CACHE_MAX = 1 << 16
+# origin -> {absolute-path href -> URL}, for the hrefs PageLinks joins directly: a
+# site's "/..." links (its navigation on every page, and each page from all that
+# link it) answered by one lookup of the href as written. Bounded like _PAGE_CACHE.
+_ROOTED: dict[str, dict[str, str]] = {}
+_ROOTED_ORIGINS = 64
 _MISS = object()
 _DOT_PREFIX = re.compile(r"(?:\.\.?/)+")  # "./" and "../" steps at a relative path's start
 
@@ -229,7 +234,7 @@ class PageLinks:
     full resolution every time.
     """
 
-    __slots__ = ("_ups", "base", "directory", "directory_path", "origin")
+    __slots__ = ("_rooted", "_ups", "base", "directory", "directory_path", "origin")
 
     def __init__(self, base: str) -> None:
         self.base = base
@@ -238,17 +243,32 @@ class PageLinks:
         self.directory_path = path[: path.rfind("/") + 1]
         self.directory = self.origin + self.directory_path
         self._ups: dict[int, str] = {}  # levels up -> that directory, as asked
+        rooted = _ROOTED.get(self.origin)
+        if rooted is None:
+            if len(_ROOTED) >= _ROOTED_ORIGINS:
+                _ROOTED.clear()
+            rooted = _ROOTED[self.origin] = {}
+        self._rooted = rooted
 
     def resolve(self, href: str) -> str | None:
         if not href:
             return self.base
         first = href[0]
-        if first == "#":  # the page itself, whatever follows (resolve_link's answer)
+        if first == "/":
+            known = self._rooted.get(href)
+            if known is not None:
+                return known
+        elif first == "#":  # the page itself, whatever follows (resolve_link's answer)
             return self.base
         if first == "?" or first <= " " or href[-1] <= " ":
             return resolve_link(self.base, href)
         joined = self._plain(href, first)
         if joined is not None:
+            if first == "/":
+                rooted = self._rooted
+                if len(rooted) >= _PAGE_CACHE_MAX:
+                    rooted.clear()
+                rooted[href] = joined
             return joined
         key = (self.origin if first == "/" else self.directory, href)
         found = _PAGE_CACHE.get(key, _MISS)

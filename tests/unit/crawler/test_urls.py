@@ -69,6 +69,34 @@ def test_page_links_resolve_as_resolve_link_does(href: str, base: str, other: st
     assert PageLinks(base).resolve(href) == resolve_link(base, href)  # from the cache
 
 
+def test_absolute_path_links_are_remembered_per_origin_and_within_bounds(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A "/..." href is answered from what an earlier page of the same origin found;
+    another origin, or another port, has answers of its own; the memory is bounded."""
+    import crawler.urls.normalize as normalize
+
+    monkeypatch.setattr(normalize, "_ROOTED", {})
+    monkeypatch.setattr(normalize, "_PAGE_CACHE_MAX", 3)
+    monkeypatch.setattr(normalize, "_ROOTED_ORIGINS", 2)
+    assert PageLinks("http://a/x/y.html").resolve("/p.html?q=1#f") == "http://a/p.html?q=1"
+    assert PageLinks("http://a/z/").resolve("/p.html?q=1#f") == "http://a/p.html?q=1"
+    assert PageLinks("http://a:8080/").resolve("/p.html?q=1#f") == "http://a:8080/p.html?q=1"
+    assert normalize._ROOTED == {"http://a": {"/p.html?q=1#f": "http://a/p.html?q=1"},
+                                 "http://a:8080": {"/p.html?q=1#f": "http://a:8080/p.html?q=1"}}
+    page = PageLinks("http://a/")
+    for name in ("b", "c", "d"):
+        assert page.resolve(f"/{name}") == f"http://a/{name}"
+    assert len(normalize._ROOTED["http://a"]) <= 3  # cleared when full, then refilled
+    assert page.resolve("/b") == "http://a/b"
+    PageLinks("https://third/")  # a third origin: the origins' answers start again
+    assert list(normalize._ROOTED) == ["https://third"]
+    # what is not joined directly is never remembered here: "//host", dot segments
+    assert page.resolve("//other/x") == "http://other/x"
+    assert page.resolve("/a/../b") == "http://a/b"
+    assert "//other/x" not in normalize._ROOTED.get("http://a", {})
+    assert "/a/../b" not in normalize._ROOTED.get("http://a", {})
+
+
 @pytest.mark.parametrize(("base", "href", "expected"), [
     # an empty segment is a segment: "../" leaves it, as it leaves any other
     ("http://h/a//b.html", "../x", "http://h/a/x"),
