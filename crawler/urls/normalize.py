@@ -218,6 +218,18 @@ _PAGE_CACHE_MAX = 1 << 16
 # link it) answered by one lookup of the href as written. Bounded like _PAGE_CACHE.
 _ROOTED: dict[str, dict[str, str]] = {}
 _ROOTED_ORIGINS = 64
+# directory URL -> {relative href -> URL}, the same for a page's relative path
+# hrefs: what a site's pages link as "../x.html" repeats within each directory
+# (documentation sites: 60-90 % of such hrefs). At most _PAGE_CACHE_MAX answers in
+# all, every directory's forgotten when that many are kept.
+_NEARBY: dict[str, dict[str, str]] = {}
+_nearby_kept = 0
+# absolute-URL href as written -> URL (None: not a web page), for those no page can
+# change: "scheme://..." and the schemes that are not http(s) ("mailto:", "tel:").
+# ("http:g" and "https:" are read against the page, the way browsers do.)
+_ELSEWHERE: dict[str, str | None] = {}
+_WEB_SCHEMES = ("http", "https")
+_WEB_ORIGINS = ("http://", "https://")
 _MISS = object()
 _DOT_PREFIX = re.compile(r"(?:\.\.?/)+")  # "./" and "../" steps at a relative path's start
 
@@ -234,7 +246,8 @@ class PageLinks:
     full resolution every time.
     """
 
-    __slots__ = ("_rooted", "_ups", "base", "directory", "directory_path", "origin")
+    __slots__ = ("_nearby", "_rooted", "_ups", "base", "directory", "directory_path",
+                 "origin")
 
     def __init__(self, base: str) -> None:
         self.base = base
@@ -249,6 +262,10 @@ class PageLinks:
                 _ROOTED.clear()
             rooted = _ROOTED[self.origin] = {}
         self._rooted = rooted
+        nearby = _NEARBY.get(self.directory)
+        if nearby is None:
+            nearby = _NEARBY[self.directory] = {}
+        self._nearby = nearby
 
     def resolve(self, href: str) -> str | None:
         if not href:
@@ -260,6 +277,10 @@ class PageLinks:
                 return known
         elif first == "#":  # the page itself, whatever follows (resolve_link's answer)
             return self.base
+        elif first != "?":
+            found = (_ELSEWHERE if ":" in href else self._nearby).get(href, _MISS)
+            if found is not _MISS:
+                return found  # type: ignore[return-value]
         if first == "?" or first <= " " or href[-1] <= " ":
             return resolve_link(self.base, href)
         joined = self._plain(href, first)
@@ -269,7 +290,15 @@ class PageLinks:
                 if len(rooted) >= _PAGE_CACHE_MAX:
                     rooted.clear()
                 rooted[href] = joined
+            elif ":" not in href:
+                self._keep_nearby(href, joined)
             return joined
+        if first != "/" and ":" in href and self._elsewhere(href):
+            result = resolve_link(self.base, href)
+            if len(_ELSEWHERE) >= _PAGE_CACHE_MAX:
+                _ELSEWHERE.clear()
+            _ELSEWHERE[href] = result
+            return result
         key = (self.origin if first == "/" else self.directory, href)
         found = _PAGE_CACHE.get(key, _MISS)
         if found is not _MISS:
@@ -280,6 +309,23 @@ class PageLinks:
                 _PAGE_CACHE.clear()
             _PAGE_CACHE[key] = result
         return result
+
+    def _keep_nearby(self, href: str, url: str) -> None:
+        global _nearby_kept
+        if _nearby_kept >= _PAGE_CACHE_MAX:
+            _NEARBY.clear()
+            self._nearby = _NEARBY[self.directory] = {}
+            _nearby_kept = 0
+        _nearby_kept += 1
+        self._nearby[href] = url
+
+    def _elsewhere(self, href: str) -> bool:
+        """Whether ``href`` is an absolute URL whose answer no page's URL changes."""
+        match = _SCHEME.match(href)
+        if match is None or not self.origin.startswith(_WEB_ORIGINS):
+            return False
+        end = match.end()
+        return href.startswith("//", end) or href[: end - 1].lower() not in _WEB_SCHEMES
 
     def _plain(self, href: str, first: str) -> str | None:
         """The URL of a path-only href that needs no normalising, else ``None``."""

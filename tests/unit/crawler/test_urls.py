@@ -97,6 +97,55 @@ def test_absolute_path_links_are_remembered_per_origin_and_within_bounds(
     assert "/a/../b" not in normalize._ROOTED.get("http://a", {})
 
 
+def test_relative_links_are_remembered_per_directory_and_within_bounds(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A relative href is answered from what an earlier page of the same directory
+    found, whatever the page's name or query; another directory, origin or port has
+    answers of its own; the answers kept are bounded in all."""
+    import crawler.urls.normalize as normalize
+
+    monkeypatch.setattr(normalize, "_NEARBY", {})
+    monkeypatch.setattr(normalize, "_nearby_kept", 0)
+    monkeypatch.setattr(normalize, "_PAGE_CACHE_MAX", 3)
+    assert PageLinks("http://a/d/x.html").resolve("../y.html#f") == "http://a/y.html"
+    assert normalize._NEARBY["http://a/d/"] == {"../y.html#f": "http://a/y.html"}
+    assert PageLinks("http://a/d/z.html?q=1").resolve("../y.html#f") == "http://a/y.html"
+    assert PageLinks("http://a/d/e/").resolve("../y.html#f") == "http://a/d/y.html"
+    assert PageLinks("http://a:81/d/").resolve("../y.html#f") == "http://a:81/y.html"
+    assert normalize._NEARBY["http://a:81/d/"] == {"../y.html#f": "http://a:81/y.html"}
+    page = PageLinks("http://a/d/x.html")
+    for name in ("b", "c", "d", "e"):
+        assert page.resolve(f"{name}.html") == f"http://a/d/{name}.html"
+    assert sum(map(len, normalize._NEARBY.values())) <= 3  # forgotten when full
+    assert page.resolve("b.html") == "http://a/d/b.html"
+    # what depends on the page itself, or is not a plain path, is never kept here
+    for href in ("?q", "x:y", "a/../b", " c.html"):
+        page.resolve(href)
+    assert not {"?q", "x:y", "a/../b", " c.html"} & set(normalize._NEARBY["http://a/d/"])
+
+
+def test_absolute_urls_no_page_changes_are_remembered_by_href(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import crawler.urls.normalize as normalize
+
+    monkeypatch.setattr(normalize, "_ELSEWHERE", {})
+    for base in ("http://a/x.html", "https://b/d/"):
+        page = PageLinks(base)
+        assert page.resolve("HTTPS://Other.example/p?q#f") == "https://other.example/p?q"
+        assert page.resolve("mailto:someone@example.com") is None
+        assert page.resolve("javascript:void(0)") is None
+    assert normalize._ELSEWHERE == {"HTTPS://Other.example/p?q#f": "https://other.example/p?q",
+                                    "mailto:someone@example.com": None,
+                                    "javascript:void(0)": None}
+    # read against the page (RFC 3986's backward-compatible reading), so never kept
+    assert PageLinks("http://a/d/x.html").resolve("http:y.html") == "http://a/d/y.html"
+    assert PageLinks("http://a/e/x.html").resolve("http:y.html") == "http://a/e/y.html"
+    assert PageLinks("https://a/x.html").resolve("https:") == "https://a/x.html"
+    assert PageLinks("http://a/x.html").resolve("https:") == resolve_link("http://a/x.html",
+                                                                           "https:")
+    assert not {"http:y.html", "https:"} & set(normalize._ELSEWHERE)
+
+
 @pytest.mark.parametrize(("base", "href", "expected"), [
     # an empty segment is a segment: "../" leaves it, as it leaves any other
     ("http://h/a//b.html", "../x", "http://h/a/x"),
