@@ -51,6 +51,39 @@ def test_canonical(head: str, canonical: str | None) -> None:
     assert extract(html, PAGE, "bot").canonical == canonical
 
 
+HEAD_AND_TITLE_CASES = [
+    '<head><link rel="canonical" href="/h"><title> A  title </title></head>',
+    # a <link> outside the head says nothing; one before <head> is put in it
+    '<head><template><link rel=canonical href=/t></template><link rel=canonical href=/h>'
+    '</head><body><link rel=canonical href=/b>',
+    "<link rel=canonical href=/pre><head><link rel=canonical href=/x></head>",
+    "<svg><link rel=canonical href=/s /></svg><p><link rel=canonical href=/p></p>",
+    '<head><link rel="alternate" hreflang="de" href="/de"><link rel="alternate" '
+    'hreflang="fr" href="/fr"></head>',
+    # the first title in the tree, wherever it is
+    "<html><head><title>a</title></head><body><title>b</title>",
+    "<template><title>x</title></template><title>y</title>",
+    "<TITLE>u</TITLE><title>v</title>",
+    "<p>no title here",
+]
+
+
+@pytest.mark.parametrize("html", HEAD_AND_TITLE_CASES)
+def test_large_pages_find_title_and_head_links_as_small_ones_do(
+        html: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pages from LARGE_PAGE bytes look for these with CSS instead of a tree walk:
+    the answers are the same."""
+    import crawler.page.extract as module
+
+    monkeypatch.setattr(module, "LARGE_PAGE", 1 << 30)
+    walked = extract(html, PAGE, "bot")
+    monkeypatch.setattr(module, "LARGE_PAGE", 0)
+    found = extract(html, PAGE, "bot")
+    assert (found.title, found.canonical, found.alternates) == (
+        walked.title, walked.canonical, walked.alternates)
+    assert (walked.title is None) == ("<title" not in html.lower())
+
+
 def test_meta_robots_for_us_and_for_all() -> None:
     ours = extract('<meta name="sitemap-crawler" content="noindex">', PAGE, "sitemap-crawler")
     other = extract('<meta name="googlebot" content="noindex">', PAGE, "sitemap-crawler")
