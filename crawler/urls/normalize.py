@@ -391,8 +391,21 @@ def _absolute(url: str) -> str | None:
 
 @lru_cache(maxsize=1 << 17)
 def _join(origin: str, reference: str) -> str | None:
-    """``origin`` (normalised) plus an absolute path-and-query that may need work."""
-    return _normalize_trimmed(origin + reference)
+    """``origin`` (normalised) plus an absolute path-and-query that may need work.
+
+    Only the reference is normalised: reading the origin's host again was most
+    of the cost (a numeric host is parsed as an IPv4 address each time), and a
+    normalised origin normalises to itself.
+    """
+    if "\\" in reference:
+        reference = backslashes(reference)
+    path, _, query = reference.partition("#")[0].partition("?")
+    if _PATH_NEEDS_WORK.search(path):
+        path = normalize_escapes(path, PATH_SAFE)
+    path = remove_dot_segments(path) if path else "/"
+    if query and _QUERY_NEEDS_WORK.search(query):
+        query = normalize_escapes(query, _QUERY_SAFE)
+    return f"{origin}{path}?{query}" if query else origin + path
 
 
 def origin_of(url: str) -> str:

@@ -97,6 +97,27 @@ def test_absolute_path_links_are_remembered_per_origin_and_within_bounds(
     assert "/a/../b" not in normalize._ROOTED.get("http://a", {})
 
 
+JOIN_ORIGINS = ["http://h", "https://h:8443", "http://127.0.0.1", "http://127.0.0.1:8080",
+                "http://[::1]:81", "http://xn--bcher-kva.example", "https://a.b.c"]
+JOIN_PARTS = st.sampled_from([
+    *"/?#%.:@ \\", "..", "../", "./", "//", "/.", "%2E", "%2e", "%41", "%7e", "%zz",
+    "é", "\u0000", "a", "b.html", "q=1", "&", "+", "[", "]", "|", "{", "'", '"', "<",
+    "\ufffd", "\U0001f600"])
+
+
+@settings(max_examples=1500)
+@given(st.sampled_from(JOIN_ORIGINS), st.lists(JOIN_PARTS, max_size=12).map("".join))
+def test_joining_to_a_normalised_origin_normalises_the_path_alone(
+        origin: str, tail: str) -> None:
+    """The join reads only the reference: the origin, already normalised, is not
+    read again, and the answer is the full normalisation's."""
+    from crawler.urls.normalize import _join, _normalize_trimmed
+
+    reference = "/" + tail
+    assert _join(origin, reference) == _normalize_trimmed(origin + reference)
+    assert _join(origin, "/?" + tail) == _normalize_trimmed(origin + "/?" + tail)
+
+
 def test_relative_links_are_remembered_per_directory_and_within_bounds(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A relative href is answered from what an earlier page of the same directory
