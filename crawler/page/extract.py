@@ -159,9 +159,9 @@ def extract(
         if rel and href is not None and parent is not None and parent.tag == "head":
             rels = rel.lower().split()
             if "canonical" in rels:
-                canonicals.add(resolve_link(base, href))
+                canonicals.add(resolve(href))
             elif "alternate" in rels and (code := attrs.get("hreflang")) is not None:
-                facts.alternates.append((code.strip(), resolve_link(base, href)))
+                facts.alternates.append((code.strip(), resolve(href)))
     if len(canonicals) == 1:
         facts.canonical = canonicals.pop()
 
