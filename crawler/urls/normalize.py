@@ -220,10 +220,13 @@ _ROOTED: dict[str, dict[str, str]] = {}
 _ROOTED_ORIGINS = 64
 # directory URL -> {relative href -> URL}, the same for a page's relative path
 # hrefs: what a site's pages link as "../x.html" repeats within each directory
-# (documentation sites: 60-90 % of such hrefs). At most _PAGE_CACHE_MAX answers in
-# all, every directory's forgotten when that many are kept.
+# (documentation sites: 60-90 % of such hrefs). At most _PAGE_CACHE_MAX answers and
+# directories in all, every directory's forgotten when that many are kept; a
+# directory is kept only once it has an answer (a site of a million directories
+# must not leave a million empty ones).
 _NEARBY: dict[str, dict[str, str]] = {}
 _nearby_kept = 0
+_NO_ANSWERS: dict[str, str] = {}  # a directory's, until it has one (never written)
 # absolute-URL href as written -> URL (None: not a web page), for those no page can
 # change: "scheme://..." and the schemes that are not http(s) ("mailto:", "tel:").
 # ("http:g" and "https:" are read against the page, the way browsers do.)
@@ -262,10 +265,7 @@ class PageLinks:
                 _ROOTED.clear()
             rooted = _ROOTED[self.origin] = {}
         self._rooted = rooted
-        nearby = _NEARBY.get(self.directory)
-        if nearby is None:
-            nearby = _NEARBY[self.directory] = {}
-        self._nearby = nearby
+        self._nearby = _NEARBY.get(self.directory, _NO_ANSWERS)
 
     def resolve(self, href: str) -> str | None:
         if not href:
@@ -314,8 +314,11 @@ class PageLinks:
         global _nearby_kept
         if _nearby_kept >= _PAGE_CACHE_MAX:
             _NEARBY.clear()
-            self._nearby = _NEARBY[self.directory] = {}
             _nearby_kept = 0
+            self._nearby = _NO_ANSWERS
+        if self._nearby is _NO_ANSWERS:
+            self._nearby = _NEARBY[self.directory] = {}
+            _nearby_kept += 1  # a directory counts as an answer kept
         _nearby_kept += 1
         self._nearby[href] = url
 

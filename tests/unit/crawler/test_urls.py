@@ -137,8 +137,13 @@ def test_relative_links_are_remembered_per_directory_and_within_bounds(
     page = PageLinks("http://a/d/x.html")
     for name in ("b", "c", "d", "e"):
         assert page.resolve(f"{name}.html") == f"http://a/d/{name}.html"
-    assert sum(map(len, normalize._NEARBY.values())) <= 3  # forgotten when full
+    # forgotten when full: the answers and the directories holding them count
+    assert sum(map(len, normalize._NEARBY.values())) + len(normalize._NEARBY) <= 3
     assert page.resolve("b.html") == "http://a/d/b.html"
+    for number in range(10):  # pages of directories with no relative href keep nothing
+        PageLinks(f"http://a/many/{number}/").resolve("/rooted.html")
+    assert not any(key.startswith("http://a/many/") for key in normalize._NEARBY)
+    assert normalize._NO_ANSWERS == {}
     # what depends on the page itself, or is not a plain path, is never kept here
     for href in ("?q", "x:y", "a/../b", " c.html"):
         page.resolve(href)
