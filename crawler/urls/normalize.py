@@ -218,6 +218,11 @@ _PAGE_CACHE_MAX = 1 << 16
 # link it) answered by one lookup of the href as written. Bounded like _PAGE_CACHE.
 _ROOTED: dict[str, dict[str, str]] = {}
 _ROOTED_ORIGINS = 64
+_rooted_kept = 0  # answers in all origins: at most _PAGE_CACHE_MAX
+# An href (or a joined reference) longer than this is resolved each time and never
+# kept: a hostile site's pages of long unique links would otherwise fill the caches
+# with hundreds of megabytes. (A sitemap refuses URLs past 2,048 characters anyway.)
+_CACHED_CHARS = 512
 # directory URL -> {relative href -> URL}, the same for a page's relative path
 # hrefs: what a site's pages link as "../x.html" repeats within each directory
 # (documentation sites: 60-90 % of such hrefs). At most _PAGE_CACHE_MAX answers and
@@ -262,7 +267,9 @@ class PageLinks:
         rooted = _ROOTED.get(self.origin)
         if rooted is None:
             if len(_ROOTED) >= _ROOTED_ORIGINS:
+                global _rooted_kept
                 _ROOTED.clear()
+                _rooted_kept = 0
             rooted = _ROOTED[self.origin] = {}
         self._rooted = rooted
         self._nearby = _NEARBY.get(self.directory, _NO_ANSWERS)
@@ -285,14 +292,15 @@ class PageLinks:
             return resolve_link(self.base, href)
         joined = self._plain(href, first)
         if joined is not None:
-            if first == "/":
-                rooted = self._rooted
-                if len(rooted) >= _PAGE_CACHE_MAX:
-                    rooted.clear()
-                rooted[href] = joined
+            if len(href) > _CACHED_CHARS:
+                pass
+            elif first == "/":
+                self._keep_rooted(href, joined)
             elif ":" not in href:
                 self._keep_nearby(href, joined)
             return joined
+        if len(href) > _CACHED_CHARS:
+            return resolve_link(self.base, href)
         if first != "/" and ":" in href and self._elsewhere(href):
             result = resolve_link(self.base, href)
             if len(_ELSEWHERE) >= _PAGE_CACHE_MAX:
@@ -309,6 +317,15 @@ class PageLinks:
                 _PAGE_CACHE.clear()
             _PAGE_CACHE[key] = result
         return result
+
+    def _keep_rooted(self, href: str, url: str) -> None:
+        global _rooted_kept
+        if _rooted_kept >= _PAGE_CACHE_MAX:
+            for answers in _ROOTED.values():
+                answers.clear()
+            _rooted_kept = 0
+        _rooted_kept += 1
+        self._rooted[href] = url
 
     def _keep_nearby(self, href: str, url: str) -> None:
         global _nearby_kept
@@ -387,13 +404,26 @@ def backslashes(text: str) -> str:
     return text[:end].replace("\\", "/") + text[end:]
 
 
-@lru_cache(maxsize=1 << 15)
 def _absolute(url: str) -> str | None:
+    return _absolute_kept(url) if len(url) <= _CACHED_CHARS else _normalize_trimmed(url)
+
+
+@lru_cache(maxsize=1 << 15)
+def _absolute_kept(url: str) -> str | None:
     return _normalize_trimmed(url)
 
 
-@lru_cache(maxsize=1 << 17)
 def _join(origin: str, reference: str) -> str | None:
+    return (_join_kept(origin, reference) if len(reference) <= _CACHED_CHARS
+            else _joined(origin, reference))
+
+
+@lru_cache(maxsize=1 << 17)
+def _join_kept(origin: str, reference: str) -> str | None:
+    return _joined(origin, reference)
+
+
+def _joined(origin: str, reference: str) -> str | None:
     """``origin`` (normalised) plus an absolute path-and-query that may need work.
 
     Only the reference is normalised: reading the origin's host again was most

@@ -76,6 +76,7 @@ def test_absolute_path_links_are_remembered_per_origin_and_within_bounds(
     import crawler.urls.normalize as normalize
 
     monkeypatch.setattr(normalize, "_ROOTED", {})
+    monkeypatch.setattr(normalize, "_rooted_kept", 0)
     monkeypatch.setattr(normalize, "_PAGE_CACHE_MAX", 3)
     monkeypatch.setattr(normalize, "_ROOTED_ORIGINS", 2)
     assert PageLinks("http://a/x/y.html").resolve("/p.html?q=1#f") == "http://a/p.html?q=1"
@@ -116,6 +117,36 @@ def test_joining_to_a_normalised_origin_normalises_the_path_alone(
     reference = "/" + tail
     assert _join(origin, reference) == _normalize_trimmed(origin + reference)
     assert _join(origin, "/?" + tail) == _normalize_trimmed(origin + "/?" + tail)
+
+
+def test_long_hrefs_are_answered_but_never_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hostile site's pages of long, unique links must not fill the resolution
+    caches (tens of thousands of answers each): such hrefs are resolved each time."""
+    import crawler.urls.normalize as normalize
+
+    for name in ("_ROOTED", "_NEARBY", "_ELSEWHERE", "_PAGE_CACHE"):
+        monkeypatch.setattr(normalize, name, {})
+    monkeypatch.setattr(normalize, "_rooted_kept", 0)
+    monkeypatch.setattr(normalize, "_nearby_kept", 0)
+    normalize._join_kept.cache_clear()
+    normalize._absolute_kept.cache_clear()
+    tail = "x" * 600
+    base = "http://h/d/p.html"
+    hrefs = [f"/{tail}", f"{tail}.html", f"../{tail}", f"/a/../{tail}", f"/%7e{tail}",
+             f"https://other.example/{tail}", f"mailto:{tail}@example.com", f"?{tail}",
+             f"//other.example/{tail}", f"c/./{tail}"]
+    for href in hrefs:
+        assert PageLinks(base).resolve(href) == resolve_link(base, href), href
+    assert normalize._ROOTED.get("http://h", {}) == {}
+    assert normalize._NEARBY == {} and normalize._ELSEWHERE == {}
+    assert normalize._PAGE_CACHE == {}
+    assert normalize._join_kept.cache_info().currsize == 0
+    assert normalize._absolute_kept.cache_info().currsize == 0
+    # short ones are still kept, and the answers in all origins together are bounded
+    monkeypatch.setattr(normalize, "_PAGE_CACHE_MAX", 4)
+    for number in range(10):
+        PageLinks(f"http://o{number}.example/").resolve("/short.html")
+    assert sum(map(len, normalize._ROOTED.values())) <= 4
 
 
 def test_relative_links_are_remembered_per_directory_and_within_bounds(
