@@ -24,10 +24,13 @@ from __future__ import annotations
 import re
 import string
 from functools import lru_cache
+from typing import TypeVar
 
 from crawler.urls.hosts import normalize_host
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
+K = TypeVar("K")
+V = TypeVar("V")
 
 _UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
 # Characters a path may hold raw (RFC 3986 pchar and "/"); the rest is percent-encoded.
@@ -292,20 +295,17 @@ class PageLinks:
             return resolve_link(self.base, href)
         joined = self._plain(href, first)
         if joined is not None:
-            if len(href) > _CACHED_CHARS:
-                pass
-            elif first == "/":
-                self._keep_rooted(href, joined)
-            elif ":" not in href:
-                self._keep_nearby(href, joined)
+            if len(href) <= _CACHED_CHARS:
+                if first == "/":
+                    self._keep_rooted(href, joined)
+                elif ":" not in href:
+                    self._keep_nearby(href, joined)
             return joined
         if len(href) > _CACHED_CHARS:
             return resolve_link(self.base, href)
         if first != "/" and ":" in href and self._elsewhere(href):
             result = resolve_link(self.base, href)
-            if len(_ELSEWHERE) >= _PAGE_CACHE_MAX:
-                _ELSEWHERE.clear()
-            _ELSEWHERE[href] = result
+            _keep(_ELSEWHERE, href, result)
             return result
         key = (self.origin if first == "/" else self.directory, href)
         found = _PAGE_CACHE.get(key, _MISS)
@@ -313,9 +313,7 @@ class PageLinks:
             return found  # type: ignore[return-value]
         result = resolve_link(self.base, href)
         if _shareable(href):
-            if len(_PAGE_CACHE) >= _PAGE_CACHE_MAX:
-                _PAGE_CACHE.clear()
-            _PAGE_CACHE[key] = result
+            _keep(_PAGE_CACHE, key, result)
         return result
 
     def _keep_rooted(self, href: str, url: str) -> None:
@@ -334,8 +332,11 @@ class PageLinks:
             _nearby_kept = 0
             self._nearby = _NO_ANSWERS
         if self._nearby is _NO_ANSWERS:
-            self._nearby = _NEARBY[self.directory] = {}
-            _nearby_kept += 1  # a directory counts as an answer kept
+            nearby = _NEARBY.get(self.directory)  # another page's of it, since this began
+            if nearby is None:
+                nearby = _NEARBY[self.directory] = {}
+                _nearby_kept += 1  # a directory counts as an answer kept
+            self._nearby = nearby
         _nearby_kept += 1
         self._nearby[href] = url
 
@@ -382,6 +383,13 @@ class PageLinks:
                 directory = directory[: directory.rfind("/", 0, len(directory) - 1) + 1] or "/"
             self._ups[levels] = directory
         return directory
+
+
+def _keep(cache: dict[K, V], key: K, value: V) -> None:
+    """``cache[key] = value``, the whole cache forgotten first when it is full."""
+    if len(cache) >= _PAGE_CACHE_MAX:
+        cache.clear()
+    cache[key] = value
 
 
 def _shareable(href: str) -> bool:
