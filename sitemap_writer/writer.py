@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -78,6 +78,7 @@ def write_sitemaps(
     stylesheet: str | None = None,
     videos: bool = False,
     news: list[NewsEntry] | None = None,
+    before_publish: Callable[[int], None] | None = None,
 ) -> WriteResult:
     """Write shards, the index and robots.txt into ``out_dir``, atomically.
 
@@ -91,6 +92,11 @@ def write_sitemaps(
     XSL URL for ``<?xml-stylesheet?>``, or ``"builtin"``: our own
     ``sitemap.xsl``, written beside the sitemaps and named relatively (a
     browser applies only a stylesheet of the sitemap's own origin).
+    ``before_publish`` is called with the number of URLs once every shard is
+    written and before anything is published: whatever it raises ends the
+    write with the previous output untouched. A caller that judges the count
+    (an empty or much shrunken sitemap) learns it from the one pass that
+    writes, instead of reading its entries twice.
     """
     if not 1 <= max_urls <= MAX_URLS_PER_SITEMAP:
         raise SitemapError(f"max URLs per sitemap must be 1..50000 (got {max_urls})")
@@ -100,7 +106,8 @@ def write_sitemaps(
     out = Path(out_dir)
     try:
         return _write(entries, out, base, compressed, max_urls, max_bytes, robots_txt,
-                      write_robots, _Extras(alternates, images, stylesheet, videos), news or [])
+                      write_robots, _Extras(alternates, images, stylesheet, videos), news or [],
+                      before_publish)
     except OSError as exc:  # a full disk, mostly: the staging directory is gone already
         raise OutputError(f"cannot write the sitemaps into {out}: {exc.strerror or exc}; "
                           "previous output kept") from None
@@ -120,7 +127,8 @@ class _Extras:
 
 def _write(entries: Iterable[SitemapEntry], out: Path, base: str, compressed: bool,
            max_urls: int, max_bytes: int, robots_txt: bytes | None,
-           write_robots: bool, extras: _Extras, news: list[NewsEntry]) -> WriteResult:
+           write_robots: bool, extras: _Extras, news: list[NewsEntry],
+           before_publish: Callable[[int], None] | None) -> WriteResult:
     with staging(out) as stage:
         head = urlset_head(alternates=extras.alternates, images=extras.images,
                            videos=extras.videos, stylesheet=extras.href)
@@ -137,6 +145,8 @@ def _write(entries: Iterable[SitemapEntry], out: Path, base: str, compressed: bo
             shards.add(entry)
             count += 1
         written = shards.close()
+        if before_publish is not None:
+            before_publish(count)
         if not written:
             raise SitemapError("no URL to write: a sitemap must hold at least one <url>")
         named = list(written)

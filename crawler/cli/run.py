@@ -43,12 +43,12 @@ from crawler.cli.report_files import (
 from crawler.cli.signals import TermAsInterrupt
 from crawler.cli.sitemaps import (
     base_url_for,
+    namespaces,
     news_entries,
     parse_news,
     print_summary,
     seed_lines,
     sitemap_entries,
-    survey,
 )
 from crawler.cli.wiring import crawl_config, findings_named, live_reader
 from crawler.config import (
@@ -209,7 +209,7 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
     from crawler.page.hreflang import sitemap_alternates  # after the crawl: off its start
 
     # Spilled records are read straight through the file where order does not matter:
-    # hreflang reads only the pages declaring alternates, the survey counts them all.
+    # hreflang reads only the pages declaring alternates.
     records = result.records
     alternates, problems = (sitemap_alternates(
         records.declaring_alternates() if spilled else listed,  # type: ignore[attr-defined]
@@ -221,26 +221,32 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
     hints = config.hints()
     entries: Iterable[SitemapEntry]
     if spilled:
-        # Records on disk: one pass to count and see what the shards declare, one
-        # to write; the entries are never all in memory.
-        count, has_alternates, has_images, has_videos = survey(
-            sitemap_entries(records.listed_unordered(), alternates, hints))  # type: ignore[attr-defined]
+        # Records on disk: the write is the one pass over them all. The namespaces are
+        # judged on the few records that declare alternates or carry media, and the
+        # count on the written shards, before they are published.
         entries = sitemap_entries(listed, alternates, hints)
+        has_alternates, has_images, has_videos = namespaces(
+            sitemap_entries(records.declaring_alternates(), alternates, hints),  # type: ignore[attr-defined]
+            sitemap_entries(records.carrying_media(), alternates, hints))  # type: ignore[attr-defined]
     else:
         entries = list(sitemap_entries(listed, alternates, hints))
-        count, has_alternates, has_images, has_videos = survey(entries)
+        has_alternates, has_images, has_videos = namespaces(entries, entries)
     articles = (news_entries(listed, publication, datetime.now(UTC))
                 if publication is not None else None)
-    if not count:
-        from crawler.audit.report import explain_empty  # only when nothing is listed
+    published_before = published_url_count(out_dir)
 
-        raise Failure(explain_empty(result) + "; previous output kept", EXIT_START_URL)
-    previous = published_url_count(out_dir)
-    if not allow_shrink and count * 2 < previous:
-        raise Failure(
-            f"refusing to replace a sitemap of {previous} URLs with one of {count} "
-            f"(more than half gone: an outage or a login wall?); previous output kept; "
-            "use --allow-shrink if the site really shrank", EXIT_SHRINK)
+    def judge(count: int) -> None:
+        """Refuse an empty sitemap, or one that lost more than half its URLs."""
+        if not count:
+            from crawler.audit.report import explain_empty  # only when nothing is listed
+
+            raise Failure(explain_empty(result) + "; previous output kept", EXIT_START_URL)
+        if not allow_shrink and count * 2 < published_before:
+            raise Failure(
+                f"refusing to replace a sitemap of {published_before} URLs with one of "
+                f"{count} (more than half gone: an outage or a login wall?); previous "
+                "output kept; use --allow-shrink if the site really shrank", EXIT_SHRINK)
+
     previous = None
     if indexnow is not None:
         from crawler.cli.indexnow_run import PreviousSitemap
@@ -252,7 +258,7 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
             max_urls=max_urls, max_bytes=max_bytes, robots_txt=result.robots_txt,
             write_robots=result.robots_txt_withheld is None,
             alternates=has_alternates, images=has_images, videos=has_videos,
-            stylesheet=extras.stylesheet, news=articles,
+            stylesheet=extras.stylesheet, news=articles, before_publish=judge,
         )
     except BaseException:
         if previous is not None:

@@ -65,14 +65,19 @@ def sitemap_entries(records: Iterable[PageRecord],
             continue  # refused rather than published; the report still lists the page
 
 
-def survey(entries: Iterable[SitemapEntry]) -> tuple[int, bool, bool, bool]:
-    """How many entries, and whether any carries alternates, images or videos."""
-    count, has_alternates, has_images, has_videos = 0, False, False, False
-    for count, entry in enumerate(entries, 1):  # noqa: B007 - the count is the point
-        has_alternates = has_alternates or bool(entry.alternates)
+def namespaces(with_alternates: Iterable[SitemapEntry],
+               with_media: Iterable[SitemapEntry]) -> tuple[bool, bool, bool]:
+    """Whether any entry carries alternates, images or videos: the namespaces every
+    shard declares. Each reading stops once it has its answer, so a caller may hand
+    over only the entries that can carry them (a spilled crawl's few)."""
+    has_alternates = any(entry.alternates for entry in with_alternates)
+    has_images = has_videos = False
+    for entry in with_media:
         has_images = has_images or bool(entry.images)
         has_videos = has_videos or bool(entry.videos)
-    return count, has_alternates, has_images, has_videos
+        if has_images and has_videos:
+            break
+    return has_alternates, has_images, has_videos
 
 
 def valid_videos(videos: tuple[tuple[object, ...], ...] | None) -> tuple[Video, ...]:

@@ -33,7 +33,8 @@ _URLS_REMEMBERED = 10_000
 _FIELDS = tuple(field.name for field in fields(PageRecord))
 _SCHEMA = """
 CREATE TABLE records (i INTEGER PRIMARY KEY, url BLOB, listed INTEGER, fingerprint BLOB,
-                      html_title TEXT, html_description TEXT, declares INTEGER, data BLOB);
+                      html_title TEXT, html_description TEXT, declares INTEGER,
+                      media INTEGER, data BLOB);
 """
 # What groups listed pages in the report: identical content, or one title on many pages.
 Grouping = Literal["fingerprint", "html_title", "html_description"]
@@ -104,7 +105,7 @@ def _row(index: int, record: PageRecord) -> tuple:
     listed = record.verdict is Verdict.LISTED
     return (index, sort_key(record.url), listed, record.fingerprint if listed else None,
             _html_title(record), _html_description(record), listed and bool(record.alternates),
-            _pack(record))
+            listed and bool(record.images or record.videos), _pack(record))
 
 
 class RecordStore(SpillingList[PageRecord]):
@@ -144,7 +145,8 @@ class RecordStore(SpillingList[PageRecord]):
         self._flush()
         self._urls.pop(index, None)
         self._db.execute("UPDATE records SET url = ?, listed = ?, fingerprint = ?, "
-                         "html_title = ?, html_description = ?, declares = ?, data = ? "
+                         "html_title = ?, html_description = ?, declares = ?, media = ?, "
+                         "data = ? "
                          "WHERE i = ?",
                          (*_row(index, record)[1:], index))
 
@@ -228,6 +230,14 @@ class RecordStore(SpillingList[PageRecord]):
             return [record for record in self._memory
                     if record.verdict is Verdict.LISTED and record.alternates]
         return _Rows(self, "SELECT data FROM records WHERE declares = 1 ORDER BY i")
+
+    def carrying_media(self) -> Iterable[PageRecord]:
+        """The listed records with images or videos, in the order kept: what decides
+        the namespaces a sitemap declares, without reading every record."""
+        if self._db is None:
+            return [record for record in self._memory
+                    if record.verdict is Verdict.LISTED and (record.images or record.videos)]
+        return _Rows(self, "SELECT data FROM records WHERE media = 1 ORDER BY i")
 
     def is_listed(self, url: str) -> bool:
         if self._db is None:

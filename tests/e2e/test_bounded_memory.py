@@ -70,6 +70,30 @@ def test_spilled_records_with_state_and_a_304_recrawl(tmp_path: Path) -> None:
         assert _files(tmp_path / "0-first") == _files(tmp_path / "1000000-first")
 
 
+
+def test_a_spilled_crawl_is_judged_on_the_count_its_write_found(tmp_path: Path) -> None:
+    """Spilled records are counted by the write itself, not by a pass of their own:
+    a crawl that lost more than half its URLs, or has none left, is still refused
+    before anything is published, with the previous output whole."""
+    out = tmp_path / "out"
+    with RunningServer("many") as site:
+        _crawl(site, out, tmp_path / "t1", "0")
+        before = _files(out)
+        site.routes["/p*"] = {"status": 500, "body": "outage"}
+        run = run_cli("crawl", site.url + "/", "--out", str(out), "--retries", "0",
+                      env_extra={**dict.fromkeys(LIMITS, "0"), "TMPDIR": str(tmp_path)})
+        assert run.code == 5, run.stderr
+        assert "refusing to replace a sitemap of" in run.stderr and "--allow-shrink" in run.stderr
+        assert _files(out) == before
+        site.routes["/"] = {"status": 200, "body": "<meta name=robots content=noindex>",
+                            "headers": {"Content-Type": "text/html"}}
+        run = run_cli("crawl", site.url + "/", "--out", str(out), "--retries", "0",
+                      env_extra={**dict.fromkeys(LIMITS, "0"), "TMPDIR": str(tmp_path)})
+        assert run.code == 3, run.stderr
+        assert "previous output kept" in run.stderr and "noindex" in run.stderr
+        assert _files(out) == before
+        assert sorted(path.name for path in tmp_path.iterdir()) == ["out", "t1"]
+
 def _report(path: Path) -> dict:
     """A JSON report without what a second run cannot repeat: its timings."""
     document = json.loads(path.read_text())

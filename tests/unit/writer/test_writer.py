@@ -104,6 +104,34 @@ def test_nothing_to_write_is_an_error(tmp_path: Path) -> None:
         write_sitemaps([], out_dir=tmp_path, base_url=BASE)
 
 
+def test_the_count_is_told_before_anything_is_published(tmp_path: Path) -> None:
+    """A caller refusing the count (an empty or shrunken sitemap) keeps the previous
+    output whole, and no staging directory is left behind."""
+    write_sitemaps(entries(3), out_dir=tmp_path, base_url=BASE)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    told: list[int] = []
+
+    class Refused(Exception):
+        pass
+
+    def refuse(count: int) -> None:
+        told.append(count)
+        raise Refused
+
+    with pytest.raises(Refused):
+        write_sitemaps(entries(7), out_dir=tmp_path, base_url=BASE, max_urls=2,
+                       before_publish=refuse)
+    assert told == [7]
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    with pytest.raises(Refused):
+        write_sitemaps([], out_dir=tmp_path, base_url=BASE, before_publish=refuse)
+    assert told == [7, 0]  # asked before "nothing to write", so the caller can explain
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    result = write_sitemaps(entries(5), out_dir=tmp_path, base_url=BASE,
+                            before_publish=told.append)
+    assert told[-1] == result.url_count == 5
+
+
 def test_second_run_prunes_stale_shards_and_keeps_unchanged_files(tmp_path: Path) -> None:
     write_sitemaps(entries(6), out_dir=tmp_path, base_url=BASE, max_urls=2)
     first_shard = tmp_path / "sitemap-00001.xml.gz"
