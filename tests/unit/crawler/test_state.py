@@ -354,3 +354,59 @@ def test_what_a_page_says_survives_a_304(tmp_path: Path) -> None:
     plain = stored.previous("http://h/c")
     assert plain is not None and plain.record.word_count is None
     stored.close()
+
+
+def _urls_in(path: Path) -> set[str]:
+    with sqlite3.connect(path) as db:
+        return {url for (url,) in db.execute("SELECT url FROM urls")}
+
+
+def test_a_run_of_304s_alone_skips_the_pruning_pass(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pruning reads every page's outlinks; a run that added no URL, stored no page
+    anew and forgot none cannot have left a URL behind, and does not prune. A page
+    no longer reached, a page stored anew, a new URL or an unfinished run before
+    this one each make the run prune, and the URLs left behind go. A page fetched
+    again (not a 304) with the same links changes nothing."""
+    path = tmp_path / "s.db"
+    pruned: list[int] = []
+    prune = CrawlState._prune_urls
+
+    def counted(state: CrawlState) -> None:
+        pruned.append(state.run)
+        prune(state)
+
+    monkeypatch.setattr(CrawlState, "_prune_urls", counted)
+
+    def run(*steps: tuple[str, str, list[str]], finish: bool = True) -> None:
+        state = CrawlState(path, ROOT)
+        state.begin(resume=False)
+        for kind, url, links in steps:
+            if kind == "save":
+                state.save(page(url, links))
+            else:
+                state.touch(url, 1, '"v1"', None)
+        if finish:
+            state.finish()
+        state.close()
+        if finish:
+            mark_published(path)  # as the CLI does once the sitemaps are out
+
+    run(("save", "http://h/a", ["http://h/b", "http://h/x"]), ("save", "http://h/b", []))
+    assert pruned == [1]
+    run(("touch", "http://h/a", []), ("touch", "http://h/b", []))  # all 304
+    assert pruned == [1]
+    assert _urls_in(path) == {"http://h/a", "http://h/b", "http://h/x"}
+    run(("touch", "http://h/b", []))  # a is no longer reached: x goes with it
+    assert pruned == [1, 3]
+    assert _urls_in(path) == {"http://h/b"}
+    run(("touch", "http://h/b", []), ("touch", "http://h/new", []))  # a URL added
+    assert pruned == [1, 3, 4]
+    run(("save", "http://h/b", []))  # stored again, with the same links
+    assert pruned == [1, 3, 4]
+    run(("save", "http://h/b", ["http://h/y"]))  # stored with other links
+    assert pruned == [1, 3, 4, 6]
+    run(("save", "http://h/b", ["http://h/z"]), finish=False)  # a run that did not end
+    run(("touch", "http://h/b", []))
+    assert pruned == [1, 3, 4, 6, 8]
+    assert _urls_in(path) == {"http://h/b", "http://h/z"}
