@@ -52,6 +52,15 @@ FAR_IDS_CACHED = 1024
 # In-scope URL ids kept in memory; past this many the cache starts again (a miss
 # is one indexed SELECT), so a crawl of a million pages does not hold them all.
 IDS_CACHED = 200_000
+# A file of at most this many URLs (and IDS_CACHED) has them all read at once,
+# both ways, about as much memory as a full IDS_CACHED: no lookup of an id or a
+# URL goes to SQLite again, nor one for a URL the file does not have. Past it,
+# the caches above.
+ALL_IDS_UP_TO = 150_000
+# Page rows read ahead with the outlinks that lead to them, for the conditional
+# requests soon to follow (one query for a page's new links instead of one a
+# request); at most this many wait, about 4 MB.
+ROWS_AHEAD = 10_000
 CHANGES_KEPT = 12
 
 
@@ -76,10 +85,15 @@ class CrawlState:
         # get a small cache of their own, cleared when full.
         self._ids: dict[str, int] = {}
         self._far_ids: dict[str, int] = {}
+        # id -> URL of every URL in the file, when it is small enough to hold them all
+        # (ALL_IDS_UP_TO); then ``_ids`` holds every URL too, in scope or not.
+        self._names: dict[int, str] | None = None
         # more meta to commit with each batch (the coordinator's out-of-scope sketches)
         self.extra_meta: Callable[[], dict[str, str]] | None = None
         # Page rows read for a request's validators, kept until its answer is in.
         self._rows: dict[str, tuple] = {}
+        # URL ids of pages whose rows are to be read ahead, together (_read_ahead)
+        self._ahead: dict[int, None] = {}
         # URL ids whose outlinks were already handed to the crawl this run.
         self._handed: set[int] = set()
         self._pending = 0
@@ -97,6 +111,7 @@ class CrawlState:
         # re-crawl of s10k). A run that did not finish may have added some: pruned.
         self._may_orphan = self._running
         self._db.execute("BEGIN")
+        self._read_all_ids()
 
     # --- runs -------------------------------------------------------------------
     def begin(self, *, resume: bool,
@@ -156,6 +171,7 @@ class CrawlState:
         self._write("DELETE FROM kept")
         self._ids.clear()
         self._far_ids.clear()
+        self._names = None
 
     def close(self) -> None:
         with contextlib.suppress(sqlite3.Error):
@@ -242,7 +258,16 @@ class CrawlState:
                              values.items())
 
     # --- URLs as ids ----------------------------------------------------------------
+    def _read_all_ids(self) -> None:
+        """Every URL of a small file, both ways (a re-crawl asks for each of them)."""
+        (count,) = self._db.execute("SELECT count(*) FROM urls").fetchone()
+        if count <= min(ALL_IDS_UP_TO, IDS_CACHED):
+            self._names = dict(self._db.execute("SELECT id, url FROM urls"))
+            self._ids = {url: url_id for url_id, url in self._names.items()}
+
     def _cache(self, url: str) -> dict[str, int]:
+        if self._names is not None:
+            return self._ids
         if url.startswith(self._root):
             if len(self._ids) >= IDS_CACHED:
                 self._ids.clear()
@@ -257,9 +282,18 @@ class CrawlState:
             self._may_orphan = True
             known = self._cache(url)[url] = self._write(
                 "INSERT INTO urls (url) VALUES (?)", (url,)).lastrowid
+            names = self._names
+            if names is not None:
+                names[known] = url  # type: ignore[index]
+                if len(names) > min(ALL_IDS_UP_TO, IDS_CACHED):  # past it: the caches
+                    self._names = None
+                    self._ids.clear()
         return known
 
     def _urls(self, ids: Iterable[int]) -> list[str]:
+        names = self._names
+        if names is not None:
+            return [names[url_id] for url_id in ids if url_id in names]
         wanted = list(ids)
         names: dict[int, str] = {}
         for start in range(0, len(wanted), 500):
@@ -272,6 +306,8 @@ class CrawlState:
 
     def _known_id(self, url: str) -> int | None:
         known = self._ids.get(url)
+        if known is None and self._names is not None:
+            return None  # every URL of the file is in _ids
         if known is None:
             known = self._far_ids.get(url)
         if known is None:
@@ -312,9 +348,15 @@ class CrawlState:
         alternates, stored since schema 3; its images, when ``images`` is asked
         for and an earlier run did not look): a 304 could not stand in for it.
         The page's row is kept for :meth:`previous`, which the answer will need:
-        one primary-key read per URL instead of two joins.
+        one primary-key read per URL instead of two joins (none, when the row was
+        read ahead with the outlinks that led here).
         """
-        row = self._row(url)
+        row = self._rows.get(url)
+        if row is None and self._ahead and self._ids.get(url) in self._ahead:
+            self._read_noted()
+            row = self._rows.get(url)
+        if row is None:
+            row = self._row(url)
         headers: dict[str, str] = {}
         if row is None:
             return headers
@@ -348,7 +390,31 @@ class CrawlState:
         unseen = set(ids)
         unseen -= self._handed
         self._handed |= unseen
-        return self._urls(url_id for url_id in dict.fromkeys(ids) if url_id in unseen)
+        fresh = [url_id for url_id in dict.fromkeys(ids) if url_id in unseen]
+        self._read_ahead(fresh)
+        return self._urls(fresh)
+
+    def _read_ahead(self, ids: list[int]) -> None:
+        """Note the pages about to be queued: their earlier rows are read together,
+        when the first of their conditional requests is due (:meth:`validators`),
+        one query for hundreds of pages instead of one a page. At most
+        :data:`ROWS_AHEAD` rows are noted or waiting."""
+        room = ROWS_AHEAD - len(self._rows) - len(self._ahead)
+        if room > 0:
+            self._ahead.update(dict.fromkeys(ids[:room]))
+
+    def _read_noted(self) -> None:
+        """The rows of the pages noted ahead, but those this run wrote already (to be
+        read as written)."""
+        wanted = [url_id for url_id in self._ahead if url_id not in self._dequeued]
+        self._ahead.clear()
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for url, *row in self._db.execute(
+                    f"SELECT u.url, p.* FROM pages p JOIN urls u ON u.id = p.url_id "
+                    f"WHERE p.url_id IN ({marks}) AND p.run != ?", (*chunk, self.run)):
+                self._rows[url] = tuple(row)
 
     def all_outlinks(self, page: StoredPage) -> list[str]:
         """Every stored outlink of ``page`` (an audit counts each page's links)."""
@@ -362,6 +428,7 @@ class CrawlState:
         """Store a finished page of this run and take it off the queue."""
         record = page.record
         url_id = self._id(record.url)
+        self._rows.pop(record.url, None)  # a row read ahead is this page's past now
         outlinks = None
         if page.links:
             ids = array("I", (self._id(link) for link in page.links))
@@ -390,6 +457,7 @@ class CrawlState:
     def touch(self, url: str, depth: int, etag: str | None, last_modified: str | None) -> None:
         """A 304: the stored page belongs to this run too, unchanged but for its validators."""
         url_id = self._id(url)
+        self._rows.pop(url, None)
         self._touched.append((self.run, depth, etag, last_modified, url_id))
         self._dequeue(url_id)
 

@@ -410,3 +410,110 @@ def test_a_run_of_304s_alone_skips_the_pruning_pass(tmp_path: Path,
     run(("touch", "http://h/b", []))
     assert pruned == [1, 3, 4, 6, 8]
     assert _urls_in(path) == {"http://h/b", "http://h/z"}
+
+
+def _recrawl(path: Path, urls: list[str], statements: list[str] | None = None,
+             etag: str = '"v2"') -> list[dict[str, str]]:
+    """A 304 re-crawl as the coordinator drives the state: each page's validators,
+    its stored self, its new outlinks (queued in order), then the touch."""
+    state = CrawlState(path, ROOT)
+    state.begin(resume=False)
+    if statements is not None:
+        state._db.set_trace_callback(statements.append)
+    asked = []
+    queue = [urls[0]]
+    for url in queue:
+        asked.append(state.validators(url))
+        stored = state.previous(url, with_links=False)
+        assert stored is not None
+        queue += [link for link in state.new_outlinks(stored) if link not in queue]
+        state.touch(url, 1, etag, None)
+        state.checkpoint()
+        assert len(state._rows) + len(state._ahead) <= 40 + 1
+    state.finish()
+    state.close()
+    mark_published(path)
+    return asked
+
+
+def test_a_recrawl_reads_the_rows_it_needs_together(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rows of pages about to be fetched are read in a few queries, not one a
+    page, and never more than ROWS_AHEAD wait; what they say is what the file says,
+    and a page this run wrote already is read as written."""
+    monkeypatch.setattr("crawler.store.state.ROWS_AHEAD", 40)
+    path = tmp_path / "s.db"
+    urls = [f"http://h/p{n}" for n in range(120)]
+    state = CrawlState(path, ROOT)
+    state.begin(resume=False)
+    for number, url in enumerate(urls):  # a tree: each page links the next three
+        state.save(page(url, [*urls[3 * number + 1: 3 * number + 4], urls[0]]))
+    state.finish()
+    state.close()
+    mark_published(path)
+    statements: list[str] = []
+    asked = _recrawl(path, urls, statements)
+    assert asked == [{"If-None-Match": '"v1"', "If-Modified-Since":
+                      "Wed, 21 Oct 2015 07:28:00 GMT"}] * 120
+    one_by_one = [sql for sql in statements if "FROM pages WHERE url_id = ?" in sql]
+    together = [sql for sql in statements if "FROM pages p JOIN urls" in sql]
+    assert len(one_by_one) <= 12 and len(together) <= 12, (len(one_by_one), len(together))
+    # the second re-crawl finds the validators the first one wrote, its own page too
+    assert _recrawl(path, urls, etag='"v3"') == [{"If-None-Match": '"v2"'}] * 120
+    assert _recrawl(path, urls) == [{"If-None-Match": '"v3"'}] * 120
+
+
+def test_a_page_fetched_again_in_a_run_reads_its_row_as_written(tmp_path: Path) -> None:
+    """A row noted ahead for a page this run has already answered is not the one
+    read: the page's own answer is (its new validators)."""
+    path = tmp_path / "s.db"
+    state = CrawlState(path, ROOT)
+    state.begin(resume=False)
+    state.save(page("http://h/a", ["http://h/b"]))
+    state.save(page("http://h/b", ["http://h/a"]))
+    state.finish()
+    state.close()
+    mark_published(path)
+    state = CrawlState(path, ROOT)
+    state.begin(resume=False)
+    assert state.validators("http://h/a")["If-None-Match"] == '"v1"'
+    stored = state.previous("http://h/a", with_links=False)
+    assert stored is not None and state.new_outlinks(stored) == ["http://h/b"]
+    state.touch("http://h/a", 0, '"v2"', None)
+    assert state.validators("http://h/b")["If-None-Match"] == '"v1"'
+    stored = state.previous("http://h/b", with_links=False)
+    assert stored is not None and state.new_outlinks(stored) == ["http://h/a"]
+    state.touch("http://h/b", 1, '"v2"', None)
+    state.commit()
+    assert state.validators("http://h/a") == {"If-None-Match": '"v2"'}  # as written
+    state.close()
+
+
+def test_a_small_file_answers_ids_from_memory_and_a_large_one_from_its_caches(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Up to ALL_IDS_UP_TO URLs, every id and URL is held both ways: a URL the file
+    lacks is known to be new without asking SQLite. Grown past it, the bounded
+    caches take over and ids stay right."""
+    monkeypatch.setattr("crawler.store.state.ALL_IDS_UP_TO", 50)
+    path = tmp_path / "s.db"
+    statements: list[str] = []
+    state = CrawlState(path, ROOT)
+    state.begin(resume=False)
+    state._db.set_trace_callback(statements.append)
+    urls = [f"http://h/p{n}" for n in range(80)]
+    for number in range(20):
+        state.save(page(urls[number], urls[number + 1: number + 3]))
+    assert not [sql for sql in statements if "SELECT id FROM urls" in sql]
+    assert state._names is not None
+    for number in range(20, 79):  # past 50 URLs: the caches
+        state.save(page(urls[number], urls[number + 1: number + 3]))
+    assert state._names is None
+    state.finish()
+    state.close()
+    mark_published(path)
+    again = CrawlState(path, ROOT)
+    assert again._names is None  # 80 URLs: more than it holds
+    for number in range(79):
+        stored = again.previous(urls[number])
+        assert stored is not None and stored.links == urls[number + 1: number + 3]
+    again.close()
