@@ -29,7 +29,9 @@ def trap_reason(url: str, path: str) -> Verdict | None:
     if len(url) > MAX_URL_LENGTH:
         return Verdict.URL_TOO_LONG
     segments = [segment for segment in path.split("/") if segment]
-    if len(segments) > MAX_SEGMENT_REPEATS:
+    # a set first: most deep paths repeat no segment at all, and a Counter costs
+    # a few microseconds for each URL offered
+    if len(segments) > MAX_SEGMENT_REPEATS and len(set(segments)) < len(segments):
         counts = Counter(segments)
         if counts.most_common(1)[0][1] > MAX_SEGMENT_REPEATS:
             return Verdict.REPEATED_SEGMENT

@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from crawler.core.records import Verdict
 from crawler.frontier.frontier import Frontier, trap_reason
@@ -17,6 +21,15 @@ from crawler.frontier.job import Job
 def test_trap_reason(url: str, reason: Verdict | None) -> None:
     path = "/" + url.partition("://")[2].partition("/")[2]
     assert trap_reason(url, path) is reason
+
+
+@given(st.lists(st.sampled_from(["a", "b", "c", "2024", "01"]), max_size=12))
+def test_a_path_is_a_trap_when_one_segment_comes_more_than_three_times(
+        segments: list[str]) -> None:
+    """However the repeats are found, the rule is the count of the commonest segment."""
+    path = "/".join(segments)
+    repeated = bool(segments) and Counter(segments).most_common(1)[0][1] > 3
+    assert (trap_reason("http://h/" + path, path) is Verdict.REPEATED_SEGMENT) == repeated
 
 
 def test_fifo_order_and_seen_once() -> None:
