@@ -112,6 +112,12 @@ class CrawlState:
         self._may_orphan = self._running
         self._db.execute("BEGIN")
         self._read_all_ids()
+        # Every page row has an id below this: URLs added since have none until their
+        # page is stored (which moves the mark past it). Asking SQLite for the row of
+        # a URL found this run, before its page is stored (a first crawl's validators,
+        # then its previous page), would find nothing, twice a page.
+        (last,) = self._db.execute("SELECT coalesce(max(id), 0) FROM urls").fetchone()
+        self._new_ids_from = last + 1
 
     # --- runs -------------------------------------------------------------------
     def begin(self, *, resume: bool,
@@ -323,6 +329,8 @@ class CrawlState:
             return None
         if url_id in self._dequeued:  # a page finished in this batch: its row as written
             self._flush()
+        elif url_id >= self._new_ids_from:
+            return None
         return self._db.execute("SELECT * FROM pages WHERE url_id = ?", (url_id,)).fetchone()
 
     # --- the queue ------------------------------------------------------------------
@@ -428,6 +436,7 @@ class CrawlState:
         """Store a finished page of this run and take it off the queue."""
         record = page.record
         url_id = self._id(record.url)
+        self._new_ids_from = max(self._new_ids_from, url_id + 1)
         self._rows.pop(record.url, None)  # a row read ahead is this page's past now
         outlinks = None
         if page.links:

@@ -517,3 +517,35 @@ def test_a_small_file_answers_ids_from_memory_and_a_large_one_from_its_caches(
         stored = again.previous(urls[number])
         assert stored is not None and stored.links == urls[number + 1: number + 3]
     again.close()
+
+
+def test_a_first_crawl_never_asks_for_rows_its_pages_cannot_have_yet(tmp_path: Path) -> None:
+    """A URL found in this run has no stored page until its page is stored: its
+    validators and its previous page are known to be none without a query. A page
+    stored (in this batch or an earlier one) is read as written."""
+    path = tmp_path / "s.db"
+    state = CrawlState(path, ROOT)
+    state.begin(resume=False)
+    state.save(page("http://h/old", ["http://h/a"]))
+    state.finish()
+    state.close()
+    mark_published(path)
+    state = CrawlState(path, ROOT)
+    state.begin(resume=False)
+    statements: list[str] = []
+    state._db.set_trace_callback(statements.append)
+    urls = [f"http://h/p{n}" for n in range(30)]
+    for number, url in enumerate(urls):
+        state.enqueue(Job(url, 1))
+        assert state.validators(url) == {}
+        assert state.previous(url, with_links=False) is None
+        state.save(page(url, urls[number + 1: number + 2]))
+        if number % 7 == 0:
+            state.commit()
+    assert not [sql for sql in statements if "FROM pages WHERE url_id" in sql]
+    assert state.validators("http://h/old")["If-None-Match"] == '"v1"'  # an earlier run's
+    assert state.validators(urls[3])["If-None-Match"] == '"v1"'  # this run's, committed
+    assert state.validators(urls[-1])["If-None-Match"] == '"v1"'  # this batch's
+    stored = state.previous(urls[5])
+    assert stored is not None and stored.links == [urls[6]]
+    state.close()
