@@ -1,9 +1,9 @@
 """Total deadlines for the requests in flight, kept by one watch instead of a timer each.
 
 ``asyncio.timeout`` puts a timer on the event loop's heap for every request
-and cancels it when the answer is in: on a re-crawl of 304s, where a request
-is little more than its round trip, that was 8 % of the crawl's time (the
-heap fills with cancelled timers, which the loop sifts through and rebuilds).
+and cancels it when the answer is in, and the loop rebuilds its heap whenever
+cancelled timers are half of it: on a re-crawl of 304s, where a request is
+little more than its round trip, that was 8 % of the crawl's time.
 A request's deadline is here an entry in a dict, and one timer, re-armed while
 any request is in flight, looks over them every :data:`TICK` seconds (or a
 tenth of the shortest timeout): a request gets its whole ``--timeout`` and at
