@@ -489,19 +489,25 @@ def test_a_recrawl_reads_the_rows_it_needs_together(tmp_path: Path,
     assert _recrawl(path, urls) == [{"If-None-Match": '"v3"'}] * 120
 
 
-def test_a_page_fetched_again_in_a_run_reads_its_row_as_written(tmp_path: Path) -> None:
-    """A row noted ahead for a page this run has already answered is not the one
-    read: the page's own answer is (its new validators)."""
-    path = tmp_path / "s.db"
+def _next_run(path: Path, *pages: StoredPage) -> CrawlState:
+    """A run that stored ``pages`` and was published, and the state of the next one."""
     state = CrawlState(path, ROOT)
     state.begin(resume=False)
-    state.save(page("http://h/a", ["http://h/b"]))
-    state.save(page("http://h/b", ["http://h/a"]))
+    for stored in pages:
+        state.save(stored)
     state.finish()
     state.close()
     mark_published(path)
     state = CrawlState(path, ROOT)
     state.begin(resume=False)
+    return state
+
+
+def test_a_page_fetched_again_in_a_run_reads_its_row_as_written(tmp_path: Path) -> None:
+    """A row noted ahead for a page this run has already answered is not the one
+    read: the page's own answer is (its new validators)."""
+    state = _next_run(tmp_path / "s.db", page("http://h/a", ["http://h/b"]),
+                      page("http://h/b", ["http://h/a"]))
     assert state.validators("http://h/a")["If-None-Match"] == '"v1"'
     stored = state.previous("http://h/a", with_links=False)
     assert stored is not None and state.new_outlinks(stored) == ["http://h/b"]
@@ -549,15 +555,7 @@ def test_a_first_crawl_never_asks_for_rows_its_pages_cannot_have_yet(tmp_path: P
     """A URL found in this run has no stored page until its page is stored: its
     validators and its previous page are known to be none without a query. A page
     stored (in this batch or an earlier one) is read as written."""
-    path = tmp_path / "s.db"
-    state = CrawlState(path, ROOT)
-    state.begin(resume=False)
-    state.save(page("http://h/old", ["http://h/a"]))
-    state.finish()
-    state.close()
-    mark_published(path)
-    state = CrawlState(path, ROOT)
-    state.begin(resume=False)
+    state = _next_run(tmp_path / "s.db", page("http://h/old", ["http://h/a"]))
     statements: list[str] = []
     state._db.set_trace_callback(statements.append)
     urls = [f"http://h/p{n}" for n in range(30)]
