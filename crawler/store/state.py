@@ -62,6 +62,8 @@ ALL_IDS_UP_TO = 150_000
 # request); at most this many wait, about 4 MB.
 ROWS_AHEAD = 10_000
 CHANGES_KEPT = 12
+# json.dumps(..., separators=...) builds an encoder for every call
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
 
 
 def packed(data: bytes) -> bytes:
@@ -450,7 +452,10 @@ class CrawlState:
         self._rows.pop(record.url, None)  # a row read ahead is this page's past now
         outlinks = None
         if page.links:
-            ids = array("I", (self._id(link) for link in page.links))
+            # most links are known already: their ids straight from the dict (a call
+            # through _id for each of a page's links was most of storing it)
+            known, id_of = self._ids.get, self._id
+            ids = array("I", [known(link) or id_of(link) for link in page.links])
             outlinks = packed(ids.tobytes())
         if not self._may_orphan:  # other outlinks than before may leave a URL unnamed
             before = self._db.execute("SELECT outlinks FROM pages WHERE url_id = ?",
@@ -464,9 +469,8 @@ class CrawlState:
              page.etag, page.last_modified, epoch(record.lastmod), page.content_hash,
              epoch(page.hash_changed_at), record.canonical, record.redirect_to,
              record.refresh_to, int(record.noindex), int(record.nofollow), record.links_found,
-             outlinks, json.dumps(record.alternates, separators=(",", ":")),
-             None if record.images is None else json.dumps(record.images,
-                                                            separators=(",", ":")),
+             outlinks, _COMPACT.encode(record.alternates) if record.alternates else "[]",
+             None if record.images is None else _COMPACT.encode(record.images),
              json.dumps(page.changes[-CHANGES_KEPT:]) if page.changes else None,
              record.title, record.bytes,
              packed(json.dumps(page.anchors, ensure_ascii=False).encode())
