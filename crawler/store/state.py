@@ -123,13 +123,11 @@ class CrawlState:
         # re-crawl of s10k). A run that did not finish may have added some: pruned.
         self._may_orphan = self._running
         self._db.execute("BEGIN")
-        self._read_all_ids()
         # Every page row has an id below this: URLs added since have none until their
         # page is stored (which moves the mark past it). Asking SQLite for the row of
         # a URL found this run, before its page is stored (a first crawl's validators,
         # then its previous page), would find nothing, twice a page.
-        (last,) = self._db.execute("SELECT coalesce(max(id), 0) FROM urls").fetchone()
-        self._new_ids_from = last + 1
+        self._new_ids_from = self._read_all_ids() + 1
 
     # --- runs -------------------------------------------------------------------
     def begin(self, *, resume: bool,
@@ -276,12 +274,15 @@ class CrawlState:
                              values.items())
 
     # --- URLs as ids ----------------------------------------------------------------
-    def _read_all_ids(self) -> None:
-        """Every URL of a small file, both ways (a re-crawl asks for each of them)."""
-        (count,) = self._db.execute("SELECT count(*) FROM urls").fetchone()
+    def _read_all_ids(self) -> int:
+        """Every URL of a small file, both ways (a re-crawl asks for each of them);
+        returns the largest id the file has given out (0 for none)."""
+        count, last = self._db.execute(
+            "SELECT count(*), coalesce(max(id), 0) FROM urls").fetchone()
         if count <= min(ALL_IDS_UP_TO, IDS_CACHED):
             self._names = dict(self._db.execute("SELECT id, url FROM urls"))
             self._ids = {url: url_id for url_id, url in self._names.items()}
+        return last
 
     def _cache(self, url: str) -> dict[str, int]:
         if self._names is not None:
