@@ -38,6 +38,7 @@ from crawler.store.state_file import (
     storage_failure,
 )
 from crawler.store.stored import (
+    COMPACT,
     ResumePoint,
     StoredPage,
     StoredRows,
@@ -62,8 +63,6 @@ ALL_IDS_UP_TO = 150_000
 # request); at most this many wait, about 4 MB.
 ROWS_AHEAD = 10_000
 CHANGES_KEPT = 12
-# json.dumps(..., separators=...) builds an encoder for every call
-_COMPACT = json.JSONEncoder(separators=(",", ":"))
 
 
 def packed(data: bytes) -> bytes:
@@ -470,8 +469,8 @@ class CrawlState:
              page.etag, page.last_modified, epoch(record.lastmod), page.content_hash,
              epoch(page.hash_changed_at), record.canonical, record.redirect_to,
              record.refresh_to, int(record.noindex), int(record.nofollow), record.links_found,
-             outlinks, _COMPACT.encode(record.alternates) if record.alternates else "[]",
-             None if record.images is None else _COMPACT.encode(record.images),
+             outlinks, COMPACT.encode(record.alternates) if record.alternates else "[]",
+             None if record.images is None else COMPACT.encode(record.images),
              json.dumps(page.changes[-CHANGES_KEPT:]) if page.changes else None,
              record.title, record.bytes,
              packed(json.dumps(page.anchors, ensure_ascii=False).encode())

@@ -17,6 +17,11 @@ from crawler.core.records import PageRecord, SkippedUrl, Verdict
 from crawler.frontier.job import Job
 from crawler.page.lastmod import median_interval
 
+# The JSON of a stored page's columns, without spaces. One encoder each: json.dumps
+# with separators builds a new encoder for every call, and pages are stored one a
+# fetch. (ASCII-escaped as the alternates and images were always written.)
+COMPACT = json.JSONEncoder(separators=(",", ":"))
+COMPACT_TEXT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 @dataclass(slots=True)
 class StoredPage:
@@ -88,7 +93,7 @@ def facts_json(record: PageRecord) -> str | None:
             and record.published is None and record.headline is None
             and record.videos is None):
         return None  # neither an audit nor --extract, --render, --news, --videos: nothing
-    return json.dumps(values, ensure_ascii=False, separators=(",", ":"))
+    return COMPACT_TEXT.encode(values)
 
 
 def read_facts(record: PageRecord, text: str) -> None:
