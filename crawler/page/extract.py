@@ -56,7 +56,7 @@ class PageFacts:
     # <link rel=alternate hreflang> in the head: (code as written, resolved URL or None)
     alternates: list[tuple[str, str | None]] = field(default_factory=list)
     images: list[str] = field(default_factory=list)  # with images=True only
-    title: str | None = None  # the first <title>'s text, whitespace collapsed
+    title: str | None = None  # as browsers show it: the first HTML <title>, not an icon's
     # with anchors=True: each link's first anchor text (for an audit's "found on")
     anchors: dict[str, str] = field(default_factory=dict)
     # with client_rendering=True: why the raw HTML looks built by JavaScript, if it does
@@ -189,9 +189,7 @@ def extract(
             facts.structured = read_structured(page_text, page_url)
     if images:
         facts.images = page_images(tree, base)
-    title = tree.css_first("title") if large else next(iter(tree.tags("title")), None)
-    if title is not None:
-        facts.title = " ".join((title.text() or "").split())[:TITLE_CHARS]
+    facts.title = page_title(tree, large)
     if client_rendering:
         facts.client_rendered = client_rendered(tree, page_url, links, page_text)
     if fragments:
@@ -240,6 +238,45 @@ def page_ids(tree: LexborHTMLParser) -> list[str]:
 
 
 TITLE_CHARS = 300
+_ASCII_WHITESPACE = "\t\n\f\r "
+_ASCII_RUNS = re.compile(r"[\t\n\f\r ]+")
+# Inside these, SVG and MathML hold HTML again (the HTML standard's integration points).
+_HTML_AGAIN = frozenset({"foreignObject", "desc", "title", "mi", "mo", "mn", "ms", "mtext"})
+_FOREIGN = frozenset({"svg", "math"})
+
+
+def page_title(tree: LexborHTMLParser, large: bool) -> str | None:
+    """What a browser shows as the page's title (``document.title``), or ``None``.
+
+    The first ``<title>`` in tree order that is HTML's: an icon's ``<svg><title>``
+    is a tooltip, and taking it named pages after their logos. Whitespace is
+    collapsed as browsers do, ASCII only (a no-break space is part of the text).
+    Large pages look with CSS, which stops at the first (see :data:`LARGE_PAGE`)."""
+    first = tree.css_first("title") if large else next(iter(tree.tags("title")), None)
+    if first is not None and not _in_html(first):
+        found = tree.css("title") if large else tree.tags("title")
+        first = next((node for node in found if _in_html(node)), None)
+    if first is None:
+        return None
+    text = _ASCII_RUNS.sub(" ", first.text() or "").strip(_ASCII_WHITESPACE)
+    return text[:TITLE_CHARS]
+
+
+def _in_html(node: LexborNode) -> bool:
+    """Is ``node`` in the HTML namespace? The parser puts what follows ``<svg>`` or
+    ``<math>`` in theirs, up to the nearest point where they hold HTML again."""
+    parent = node.parent
+    while parent is not None:
+        tag = parent.tag
+        if tag in _HTML_AGAIN:
+            return True
+        if tag == "annotation-xml" and (parent.attrs.get("encoding") or "").lower() in (
+                "text/html", "application/xhtml+xml"):
+            return True
+        if tag in _FOREIGN:
+            return False
+        parent = parent.parent
+    return True
 ANCHOR_CHARS = 120
 
 
