@@ -207,7 +207,10 @@ def _headers(fields: list[tuple[bytes, bytes, bytes]]) -> httpx.Headers | list[t
 
 
 def _request_head(request: httpx.Request) -> bytes:
-    """The request line and headers, as bytes, the target exactly as the crawler spelt it."""
+    """The request line and headers, as bytes, the target exactly as the crawler spelt it.
+
+    Names and values are checked for line breaks all at once (joined, a NUL
+    between them), not one by one: half the cost, on every request."""
     raw = request.extensions.get(RAW_URL)
     if raw is not None:
         rest = raw.partition("://")[2]
@@ -215,18 +218,17 @@ def _request_head(request: httpx.Request) -> bytes:
         target = rest[slash:].encode("ascii") if slash >= 0 else b"/"
     else:
         target = request.url.raw_path
-    lines = [request.method.encode("ascii"), b" ", target, b" HTTP/1.1\r\n"]
-    has_host = False
-    for name, value in request.headers.raw:
-        if b"\r" in value or b"\n" in value or b"\r" in name or b"\n" in name:
-            raise httpx.LocalProtocolError("a header holds a line break")
-        if not has_host and name.lower() == b"host":
-            has_host = True
-        lines += (name, b": ", value, b"\r\n")
-    if not has_host:
-        lines[4:4] = (b"Host: ", request.url.netloc, b"\r\n")
-    lines.append(b"\r\n")
-    return b"".join(lines)
+    fields = request.headers.raw
+    names = b"\0".join([name for name, _value in fields])
+    values = b"\0".join([value for _name, value in fields])
+    if b"\r" in names or b"\n" in names or b"\r" in values or b"\n" in values:
+        raise httpx.LocalProtocolError("a header holds a line break")
+    # the crawl's own requests name the Host first: the search ends there
+    host = b"" if any(name.lower() == b"host" for name, _value in fields) else (
+        b"Host: %s\r\n" % request.url.netloc)
+    return b"%s %s HTTP/1.1\r\n%s%s\r\n" % (
+        request.method.encode("ascii"), target, host,
+        b"".join([b"%s: %s\r\n" % field for field in fields]))
 
 
 class _Stale(Exception):

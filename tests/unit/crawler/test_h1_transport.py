@@ -372,3 +372,33 @@ def test_what_when_sent_does_is_not_counted_against_the_timeout(
                                        when_sent=lambda: time.sleep(0.5))
     answer = anyio.run(go)
     assert (answer.status, answer.body, answer.error) == (200, b"ok", None)
+
+
+def test_the_request_head_is_the_target_as_spelt_and_every_header_in_order() -> None:
+    from crawler.http.h1_transport import _request_head
+    from crawler.http.prebuilt import RequestFactory
+
+    factory = RequestFactory("http://127.0.0.1:81", [(b"Host", b"127.0.0.1:81"),
+                                                     (b"User-Agent", b"bot/1")])
+    request = factory.get("http://127.0.0.1:81/a%2Fb;c?q=%7C", (("If-None-Match", '"\xe9"'),))
+    assert _request_head(request) == (
+        b"GET /a%2Fb;c?q=%7C HTTP/1.1\r\nHost: 127.0.0.1:81\r\nUser-Agent: bot/1\r\n"
+        b'If-None-Match: "\xe9"\r\n\r\n')
+    # no Host header given: httpx's own comes first, right after the request line
+    bare = httpx.Request("HEAD", "http://h:8/x y", headers={"Accept": "*/*"})
+    bare.headers = httpx.Headers([(b"Accept", b"*/*")])
+    assert _request_head(bare) == b"HEAD /x%20y HTTP/1.1\r\nHost: h:8\r\nAccept: */*\r\n\r\n"
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    (b"X-A", b"one\r\nX-Injected: two"), (b"X-A", b"one\nX-Injected: two"),
+    (b"X-A", b"one\rtwo"), (b"X-A\r\nX-B", b"v"), (b"Host", b"h\n"),
+])
+def test_a_header_holding_a_line_break_is_never_sent(name: bytes, value: bytes) -> None:
+    from crawler.http.h1_transport import _request_head
+
+    request = httpx.Request("GET", "http://h/")
+    request.headers = httpx.Headers([(b"Accept", b"*/*")])
+    request.headers._list.append((name, name.lower(), value))
+    with pytest.raises(httpx.LocalProtocolError):
+        _request_head(request)
