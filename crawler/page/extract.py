@@ -126,12 +126,15 @@ def extract(
     seen: set[str] = set()
     links = facts.links
     resolve = PageLinks(base).resolve
+    hrefs: list[str] | None = [] if fingerprint_ignoring is not None else None
     for tag in ("a", "area"):
         for node in tree.tags(tag):
             attrs = node.attributes  # one dict: cheaper than two attrs.get()
             href = attrs.get("href")
             if href is None:
                 continue
+            if hrefs is not None:
+                hrefs.append(href)  # the fingerprint's links, without a walk of its own
             rel = attrs.get("rel")
             if edges and len(facts.edges) < MAX_EDGES:
                 _edge(facts.edges, resolve(href), node, attrs, rel)
@@ -206,7 +209,7 @@ def extract(
         facts.videos, facts.video_problems = page_videos(
             tree, facts.structured, base, facts.title, meta_description(tree))
     if fingerprint_ignoring is not None:  # last: it takes noise out of the tree
-        facts.content_hash = fingerprint(tree, fingerprint_ignoring)
+        facts.content_hash = fingerprint(tree, fingerprint_ignoring, hrefs)
     return facts
 
 
