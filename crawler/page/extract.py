@@ -280,6 +280,8 @@ def _in_html(node: LexborNode) -> bool:
             return False
         parent = parent.parent
     return True
+
+
 ANCHOR_CHARS = 120
 
 
