@@ -380,15 +380,20 @@ def _child(sock: socket.socket, read: Reader, progress: _Progress) -> None:
 
 
 def _frames(buffer: bytearray) -> tuple[list[bytes], int]:
-    """The whole frames at the start of ``buffer``, and how many bytes they took."""
+    """The whole frames at the start of ``buffer``, and how many bytes they took.
+
+    Each is copied once, through a view: slicing the bytearray copied a batch of
+    pages twice, the first into a temporary past malloc's mmap threshold (a 250 KB
+    frame: 106 µs, against 6)."""
     frames = []
     start = 0
-    while len(buffer) - start >= LENGTH_BYTES:
-        end = start + LENGTH_BYTES + int.from_bytes(buffer[start:start + LENGTH_BYTES], "big")
-        if len(buffer) < end:
-            break
-        frames.append(bytes(buffer[start + LENGTH_BYTES:end]))
-        start = end
+    with memoryview(buffer) as view:
+        while len(buffer) - start >= LENGTH_BYTES:
+            end = start + LENGTH_BYTES + int.from_bytes(view[start:start + LENGTH_BYTES], "big")
+            if len(buffer) < end:
+                break
+            frames.append(bytes(view[start + LENGTH_BYTES:end]))
+            start = end
     return frames, start
 
 

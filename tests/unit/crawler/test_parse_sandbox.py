@@ -5,6 +5,7 @@ alone, a page that overruns the budget is cut, and a new child reads the rest.""
 from __future__ import annotations
 
 import os
+import pickle
 import time
 from datetime import UTC, datetime
 
@@ -12,7 +13,7 @@ import anyio
 
 from crawler.core.errors import ErrorKind
 from crawler.core.response import Response
-from crawler.engine.parse_sandbox import ParseSandbox, Reader
+from crawler.engine.parse_sandbox import ParseSandbox, Reader, _frame, _frames
 from crawler.page.read import PageOutcome, read_page
 
 
@@ -78,3 +79,19 @@ def test_each_page_has_the_budget_to_itself_however_many_wait() -> None:
     assert restarts == 0
     assert all(outcome.record.error is None for outcome in outcomes.values())
     assert len(outcomes) == 6
+
+
+def test_frames_cut_anywhere_come_out_whole_and_in_order() -> None:
+    """The socket hands over bytes as they come: a batch split at any byte is read
+    once it is whole, nothing before it is lost, and the buffer can then be trimmed."""
+    batches: list[list[object]] = [[1, "a"], ["x" * 300_000], [], [(2, b"\x00" * 5)]]
+    stream = b"".join(_frame(batch) for batch in batches)
+    for cut in (1, 3, 4, 5, 9, 300_000, len(stream) - 1):
+        buffer = bytearray()
+        got: list[object] = []
+        for piece in (stream[:cut], stream[cut:]):
+            buffer += piece
+            frames, used = _frames(buffer)
+            del buffer[:used]  # no view of the buffer outlives the call
+            got += [pickle.loads(frame) for frame in frames]
+        assert got == batches and not buffer, cut
