@@ -243,6 +243,15 @@ _WEB_SCHEMES = ("http", "https")
 _WEB_ORIGINS = ("http://", "https://")
 _MISS = object()
 _DOT_PREFIX = re.compile(r"(?:\.\.?/)+")  # "./" and "../" steps at a relative path's start
+# The commonest hrefs, told by one match: a path of characters that need no
+# escaping, no query (a fragment is dropped), rooted ("/a/b.html", not "//host") or relative
+# ("../../a/b.html": its "./" and "../" steps, then a segment that starts with
+# none of ".", "/" and has no ":"). Resolution then is a join: where a dot
+# segment is left in the result, the general way decides.
+_PLAIN_ROOTED = re.compile(r"(/(?!/)[A-Za-z0-9\-._~!$&'()*+,;=:@/]*)(?:#.*)?", re.DOTALL)
+_PLAIN_RELATIVE = re.compile(
+    r"((?:\.\.?/)*)([A-Za-z0-9\-_~!$&'()*+,;=@][A-Za-z0-9\-._~!$&'()*+,;=@/]*)(?:#.*)?",
+    re.DOTALL)
 
 
 class PageLinks:
@@ -349,7 +358,23 @@ class PageLinks:
         return href.startswith("//", end) or href[: end - 1].lower() not in _WEB_SCHEMES
 
     def _plain(self, href: str, first: str) -> str | None:
-        """The URL of a path-only href that needs no normalising, else ``None``."""
+        """The URL of a path-only href that needs no normalising, else ``None``.
+
+        The commonest hrefs are told by one match (:data:`_PLAIN_ROOTED`,
+        :data:`_PLAIN_RELATIVE`): on the synthetic site, whose links mostly lead
+        to pages no earlier page linked, resolving was a quarter of the parse
+        child's time in a crawl, most of it here."""
+        if first == "/":
+            rooted = _PLAIN_ROOTED.fullmatch(href)
+            if rooted is not None:
+                path = rooted.group(1)
+                return None if "/." in path else self.origin + path
+        else:
+            steps = _PLAIN_RELATIVE.fullmatch(href)
+            if steps is not None:
+                dots, rest = steps.groups()
+                path = (self._up(dots.count("../")) if dots else self.directory_path) + rest
+                return None if "/." in path else self.origin + path
         cut = href.find("#")
         path, _, query = (href if cut < 0 else href[:cut]).partition("?")
         if (not path or _PATH_NEEDS_WORK.search(path)

@@ -55,7 +55,7 @@ PAGE_HREF_PARTS = st.sampled_from([
     "é", "x.html", ".hidden", "mailto:", "..//"])
 PAGE_BASES = ["http://h/", "http://h/a/b/c", "http://h/a/b/?q=1", "https://h:8443/x/y;p",
               "http://h/a%2Fb/c", "http://h/a/", "http://h/a/b/c/d/e/f.html",
-              "http://h/a//b/c.html", "http://h//"]
+              "http://h/a//b/c.html", "http://h//", "http://h/.w/a/b.html"]
 
 
 @settings(max_examples=1500)
