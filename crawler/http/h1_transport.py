@@ -98,6 +98,7 @@ class H1Transport(httpx.AsyncBaseTransport):
                 raise httpx.ReadError(
                     "the server closed the connection without answering") from None
             except BaseException:
+                connection.abandon()
                 self._discard(connection)
                 raise
             return httpx.Response(status, headers=_headers(headers),
@@ -307,6 +308,14 @@ class _Connection(asyncio.BufferedProtocol):
             self.paused = False
             self.transport.resume_reading()
         return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+    def abandon(self) -> None:
+        """The request was given up before its answer was awaited (what ran after
+        sending it raised): its failure, set when the connection's loss arrives,
+        would have no reader, and asyncio prints such an exception at exit."""
+        waiter = self.head_waiter
+        if waiter is not None and not waiter.done():
+            waiter.cancel()
 
     def close(self) -> None:
         if self.transport is not None and not self.lost:

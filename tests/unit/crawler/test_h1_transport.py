@@ -9,6 +9,8 @@ closed while it sat idle, the limits on an answer's head, and the pool's bound.
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import socket
 import threading
 import time
@@ -22,6 +24,7 @@ from crawler.config import CrawlConfig
 from crawler.core.errors import ErrorKind
 from crawler.http.fetch import Fetcher, Response
 from crawler.http.h1_transport import H1Transport
+from crawler.http.prebuilt import WHEN_SENT
 from crawler.http.transports import open_transport
 
 pytestmark = pytest.mark.timeout(30)
@@ -372,6 +375,35 @@ def test_what_when_sent_does_is_not_counted_against_the_timeout(
                                        when_sent=lambda: time.sleep(0.5))
     answer = anyio.run(go)
     assert (answer.status, answer.body, answer.error) == (200, b"ok", None)
+
+
+def test_a_request_given_up_after_it_was_sent_leaves_no_stray_error(
+        raw_server: Callable[[Handler], RawServer]) -> None:
+    """When what runs between sending a request and awaiting its answer raises
+    (``when_sent``: the crawl's imports), the connection is dropped and the
+    request's answer is never awaited. Its failure must not outlive it: asyncio
+    printed "Future exception was never retrieved" and a class name under the
+    crawl's one-line error."""
+    server = raw_server(answer_slowly(0.2))
+    stray: list[dict[str, object]] = []
+
+    async def go() -> None:
+        asyncio.get_running_loop().set_exception_handler(lambda _loop, ctx: stray.append(ctx))
+
+        def when_sent() -> None:
+            raise RuntimeError("an import failed")
+
+        request = httpx.Request("GET", server.origin + "/robots.txt",
+                                extensions={WHEN_SENT: when_sent})
+        async with bare_transport(1) as transport:
+            with pytest.raises(RuntimeError, match="an import failed"):
+                await transport.handle_async_request(request)
+        await anyio.sleep(0.05)  # the connection's loss reaches its protocol
+        gc.collect()  # a future's unread exception is reported when it is freed
+        await anyio.sleep(0)
+
+    anyio.run(go)
+    assert stray == []
 
 
 def test_the_request_head_is_the_target_as_spelt_and_every_header_in_order() -> None:
