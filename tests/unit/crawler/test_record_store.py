@@ -63,8 +63,9 @@ def test_spilling_moves_the_kept_records_a_few_with_each_new_one(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Past its threshold the store moves what it kept in memory to the file a few
     records at a time: moved all at once, 50,000 records stalled the crawl for half a
-    second (s100k), while no page was fetched or read."""
-    store = RecordStore(keep=1_000)
+    second (s100k), while no page was fetched or read. Rows are made a batch at a
+    time, when written, so no append makes more than a batch of them."""
+    store = RecordStore(keep=5_000)
     packed: list[int] = []
     pack = store._row
 
@@ -74,15 +75,15 @@ def test_spilling_moves_the_kept_records_a_few_with_each_new_one(
 
     monkeypatch.setattr(store, "_row", counting)
     most = 0
-    for number in range(1_200):
+    for number in range(5_200):
         before = len(packed)
         store.append(PageRecord(url=f"http://s.test/{number}", depth=1, status=200,
                                 verdict=Verdict.LISTED))
         most = max(most, len(packed) - before)
     assert store.spilled
-    assert most <= 1 + RecordStore.MOVE_PER_APPEND
-    assert sorted(packed) == list(range(1_200))  # every record packed once
-    assert [record.url for record in store] == [f"http://s.test/{n}" for n in range(1_200)]
+    assert 0 < most <= RecordStore._WRITE_BATCH + RecordStore.MOVE_PER_APPEND
+    assert [record.url for record in store] == [f"http://s.test/{n}" for n in range(5_200)]
+    assert sorted(packed) == list(range(5_200))  # every record packed once
     store.close()
 
 
