@@ -8,6 +8,7 @@ the crawler's imports).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import time
 import traceback
@@ -40,7 +41,7 @@ from crawler.cli.report_files import (
     report_dirs,
     write_reports,
 )
-from crawler.cli.signals import TermAsInterrupt
+from crawler.cli.signals import TermAsInterrupt, signals_held
 from crawler.cli.sitemaps import (
     base_url_for,
     namespaces,
@@ -332,9 +333,12 @@ def _run_crawl(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
                            seed_sitemap=live_reader(config, config.from_sitemap))
 
     try:
-        with display, asyncio.Runner() as runner:
+        with display, contextlib.ExitStack() as stack:
             # asyncio's runner, as anyio.run would use: anyio's own machinery (20 ms
-            # of imports) then loads while the first request travels (the coordinator)
+            # of imports) then loads while the first request travels (the coordinator).
+            # Its event loop is made on entry, whole before a signal may stop it.
+            with signals_held():
+                runner = stack.enter_context(asyncio.Runner())
             return runner.run(main())
     except asyncio.CancelledError:
         if interrupt is not None and interrupt.fired:  # SIGTERM with Ctrl-C ignored

@@ -3,10 +3,35 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
+from collections.abc import Iterator
 from types import FrameType
 from typing import Any, ClassVar
+
+_STOPPING = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM wait (pending, not lost) until the block ends.
+
+    Their handlers raise where the program happens to be, and an object whose
+    constructor is interrupted is left half made: asyncio's event loop, stopped
+    while it opened its self-pipe, printed "Exception ignored in ...
+    BaseEventLoop.__del__" and a traceback when it was freed, under the crawl's
+    one-line message. Signals held while the loop is made arrive as soon as it is
+    whole, where stopping is clean. Where threads' signal masks are not
+    available (not POSIX), nothing is held."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 class TermAsInterrupt:
