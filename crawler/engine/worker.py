@@ -4,6 +4,7 @@ the coordinator's, asked and told over the socket."""
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 from contextlib import suppress
@@ -57,10 +58,19 @@ class _AskingGate(Gate):
 
 
 def serve(sock: socket.socket, config: CrawlConfig, holding: bool,
-          cookies: list[Cookie], robots: RobotsPolicy | None = None) -> None:
+          cookies: list[Cookie], robots: RobotsPolicy | None = None,
+          environ: dict[str, str] | None = None) -> None:
     """A worker process: fetch and read the jobs the coordinator sends until it
-    closes the socket. Ctrl-C is the coordinator's to handle: ignored here."""
+    closes the socket. Ctrl-C is the coordinator's to handle: ignored here.
+
+    ``environ`` is the coordinator's environment as the pool started: a worker is
+    forked from a server process started earlier (``worker_pool._start_method``),
+    whose own environment is that of whichever crawl first started workers in
+    this process, and proxies and certificate stores are read from it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if environ is not None and environ != os.environ:
+        os.environ.clear()
+        os.environ.update(environ)
     with suppress(BaseException):  # whatever happens here is reported on the socket
         anyio.run(_serve, sock, config, holding, cookies, robots)
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from conftest import REPO, read_sitemaps, report_rows, run_cli
+from forward_proxy import running_proxy
 from siteserver import RunningServer
 
 pytestmark = pytest.mark.timeout(120)
@@ -180,13 +181,51 @@ def test_a_session_cookie_reaches_every_worker(tmp_path: Path) -> None:
     assert all(hit.headers.get("cookie") == "session=w0rk3rs" for hit in after)
 
 
+# Two crawls in one process, as a job queue's long-lived worker runs them: the
+# second after the environment changed (a proxy named), which its workers must see.
+_TWO_CRAWLS = """
+import asyncio, os, sys
+from crawler.config import CrawlConfig
+from crawler.engine.coordinator import crawl
+url, proxy = sys.argv[1:]
+for second in (False, True):
+    if second:
+        os.environ.pop("NO_PROXY", None)
+        os.environ["http_proxy"] = proxy
+    done = asyncio.run(crawl(CrawlConfig(start_url=url, workers=2, concurrency=4)))
+    print(sum(1 for record in done.records if record.status == 200), flush=True)
+"""
+
+
+def test_workers_see_the_environment_their_crawl_starts_with(tmp_path: Path) -> None:
+    """Workers are forked from a process that imported their code once, not started
+    as fresh interpreters; what that process had when it started (the first
+    crawl's environment) must not stand in for a later crawl's."""
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    env["NO_PROXY"] = "*"
+    with running_proxy() as (proxy_url, seen), RunningServer("many") as site:
+        done = subprocess.run([sys.executable, "-c", _TWO_CRAWLS, site.url + "/", proxy_url],
+                              cwd=REPO, env=env, capture_output=True, text=True, timeout=90)
+        assert done.returncode == 0, done.stderr
+        first, second = (int(count) for count in done.stdout.split())
+        served = [hit.path for hit in site.log]
+    assert first == second > 20
+    assert len(served) == 2 * (second + 1)  # its pages and robots.txt, twice
+    second_crawl = served[len(served) // 2:]
+    assert sorted(seen) == sorted(site.url + path for path in second_crawl)
+
+
+def _children(pid: int) -> list[int]:
+    return [int(child) for task in Path(f"/proc/{pid}/task").iterdir()
+            for child in (task / "children").read_text().split()]
+
+
 def _workers(pid: int) -> list[int]:
-    """The worker processes ``pid`` started, from whichever of its threads (not
-    multiprocessing's resource tracker)."""
-    children = [int(child) for task in Path(f"/proc/{pid}/task").iterdir()
-                for child in (task / "children").read_text().split()]
-    return [child for child in children
-            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes()]
+    """The worker processes ``pid`` started: the children of its fork server (not
+    multiprocessing's resource tracker, nor the crawl's own parse child)."""
+    servers = [child for child in _children(pid)
+               if b"multiprocessing.forkserver" in Path(f"/proc/{child}/cmdline").read_bytes()]
+    return [worker for server in servers for worker in _children(server)]
 
 
 def _slow_site(pages: int = 60, delay: float = 0.3) -> dict[str, dict[str, Any]]:
