@@ -29,6 +29,7 @@ import math
 import multiprocessing
 import os
 import socket
+import threading
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
@@ -55,6 +56,7 @@ EXIT_GRACE = 5.0
 # stopped with SIGSTOP, or its loop is blocked) is killed and its jobs go to the
 # others. SITEMAP_CRAWLER_WORKER_SILENCE, in seconds, sets another (the tests').
 WEDGED_AFTER = 10.0
+_pools_open = 0  # the pools of this process that may still have workers running
 
 
 
@@ -88,6 +90,48 @@ class _Worker:
         self.lost = False
 
 
+class _Launch:
+    """One worker's start, run in a thread. A crawl cancelled meanwhile stops waiting
+    for the thread, not the thread: the start completes, and :meth:`abandon` then
+    closes the worker's socket (so it leaves) and reaps it. Left running, it kept
+    the fork server up, and the pool waited for that without end."""
+
+    def __init__(self, context: multiprocessing.context.BaseContext,
+                 args: tuple[object, ...]) -> None:
+        self.context = context
+        self.args = args
+        self.finished = threading.Event()
+        self.result: tuple[multiprocessing.process.BaseProcess, socket.socket] | None = None
+
+    def run(self) -> None:
+        ours, theirs = socket.socketpair()
+        try:
+            process = self.context.Process(target=serve, daemon=True,
+                                           name="sitemap-crawler worker",
+                                           args=(theirs, *self.args))
+            process.start()
+            self.result = (process, ours)
+        finally:
+            theirs.close()
+            if self.result is None:
+                ours.close()
+            self.finished.set()
+
+    def started(self) -> tuple[multiprocessing.process.BaseProcess, socket.socket]:
+        assert self.result is not None  # run() raised otherwise
+        return self.result
+
+    def abandon(self) -> None:
+        self.finished.wait(EXIT_GRACE)
+        if self.result is not None:
+            process, ours = self.result
+            ours.close()
+            process.join(EXIT_GRACE)
+            if process.is_alive():
+                process.kill()
+                process.join()
+
+
 class WorkerPool:
     """N worker processes, used by the coordinator like a :class:`PageFetcher`."""
 
@@ -103,6 +147,7 @@ class WorkerPool:
         self.fetcher = fetcher  # the coordinator's: its gate and cookie jar are the crawl's
         self.gate = fetcher.gate
         self._workers: list[_Worker] = []
+        self._launches: list[_Launch] = []  # worker starts not yet in _workers
         self._group: TaskGroup | None = None
         self._holding = False
         self._closing = False
@@ -111,6 +156,8 @@ class WorkerPool:
         self.silence = wedged_after()
 
     async def _start(self, group: TaskGroup) -> None:
+        global _pools_open
+        _pools_open += 1  # before anything can fail: _close counts it down
         self._group = group
         context = _start_method()
         self._holding = self.gate.holds()
@@ -120,16 +167,16 @@ class WorkerPool:
         for share, rendering in zip(shares(self.config.concurrency, self.count),
                                     shares(max(self.config.render_concurrency, self.count),
                                            self.count), strict=True):
-            ours, theirs = socket.socketpair()
-            process = context.Process(
-                target=serve, daemon=True, name="sitemap-crawler worker",
-                args=(theirs, replace(self.config, concurrency=share, workers=1,
-                                      render_concurrency=rendering), self._holding,
-                      cookies, self.robots, dict(os.environ)))
-            await anyio.to_thread.run_sync(process.start)
-            theirs.close()
-            worker = _Worker(process, Link(await UNIXSocketStream.from_socket(ours), JOB_LINGER))
+            launch = _Launch(context, (replace(
+                self.config, concurrency=share, workers=1, render_concurrency=rendering),
+                self._holding, cookies, self.robots, dict(os.environ)))
+            self._launches.append(launch)
+            await anyio.to_thread.run_sync(launch.run)
+            process, ours = launch.started()
+            worker = _Worker(process, Link(await UNIXSocketStream.from_socket(ours),
+                                           JOB_LINGER))
             self._workers.append(worker)
+            self._launches.remove(launch)
             group.start_soon(worker.link.send_loop)
             group.start_soon(self._listen, worker)
         # Started together, so no worker begins while another still imports: a
@@ -142,15 +189,21 @@ class WorkerPool:
     async def _close(self) -> None:
         """Close every socket (a worker leaves when it reads the end of its
         socket), wait for the processes, kill one that lingers."""
+        global _pools_open
         self._closing = True
         with anyio.CancelScope(shield=True):
             for worker in self._workers:
                 await worker.link.stream.aclose()
+            for launch in self._launches:  # a start the crawl's end cut short
+                await anyio.to_thread.run_sync(launch.abandon)
             for worker in self._workers:
                 await anyio.to_thread.run_sync(worker.process.join, EXIT_GRACE)
                 if worker.process.is_alive():
                     worker.process.kill()
                     await anyio.to_thread.run_sync(worker.process.join)
+            _pools_open -= 1
+            if not _pools_open:  # no other crawl of this process has workers from it
+                await anyio.to_thread.run_sync(_stop_fork_server)
         if self._group is not None:
             self._group.cancel_scope.cancel()  # the send loops
 
@@ -262,18 +315,37 @@ def _start_method() -> multiprocessing.context.BaseContext:
     imports the worker's code once and forks each worker from there (the main
     module too, so a worker does not run the command's script again).
 
-    Not spawned: a fresh interpreter a worker imported everything again (~0.15 s
-    of CPU each, all workers at once on the cores the crawl is using). Not forked
-    from this process: it runs an event loop and threads, and a fork copies their
-    locks in whatever state they are. The server is a fresh interpreter, started
-    once a process, single-threaded. What differs between crawls reaches each
-    worker in its arguments (the environment too: see ``worker.serve``).
-    Without a fork server (Windows), workers are spawned."""
+    Not spawned: as a fresh interpreter each worker imported everything again
+    (~0.2 s of CPU each, all at once on the cores the crawl is using;
+    ``bench/worker_start.py``). Not forked from this process: it runs an event
+    loop and threads, and a fork copies their locks in whatever state they are.
+    The server is a fresh, single-threaded interpreter, started with the first
+    pool and stopped with the last (:func:`_stop_fork_server`). What differs
+    between crawls reaches each worker in its arguments (the environment too:
+    see ``worker.serve``). Without a fork server (Windows), workers are spawned."""
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["__main__", "crawler.engine.worker"])
     return context
+
+
+def _stop_fork_server() -> None:
+    """Stop the fork server once its workers are gone, and reap it.
+
+    Its CPU, and its workers' (which it reaped), then count as this process's
+    children's, where ``time``, ``getrusage`` and the benchmarks read a crawl's
+    CPU: a server left to exit with this process would take them with it. The
+    next pool starts another. (``_stop`` is multiprocessing's own, used by its tests;
+    where a Python lacks it, the server ends with this process as before.)"""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return
+    from multiprocessing import forkserver
+
+    stop = getattr(forkserver._forkserver, "_stop", None)
+    if callable(stop):
+        with suppress(OSError):  # reaped by someone else already: nothing to wait for
+            stop()
 
 
 def _exit_code(process: multiprocessing.process.BaseProcess) -> int | None:
