@@ -63,10 +63,11 @@ def serve(sock: socket.socket, config: CrawlConfig, holding: bool,
     """A worker process: fetch and read the jobs the coordinator sends until it
     closes the socket. Ctrl-C is the coordinator's to handle: ignored here.
 
-    ``environ`` is the coordinator's environment as the pool started: a worker is
-    forked from a server process started earlier (``worker_pool._start_method``),
-    whose own environment is that of whichever crawl first started workers in
-    this process, and proxies and certificate stores are read from it."""
+    ``environ`` is the coordinator's environment as the pool started. A worker is
+    forked from a fork server (``worker_pool._start_method``) that another crawl of
+    this process may have started, before the environment changed (two crawls at
+    once; or a Python where the server cannot be stopped between pools), and
+    proxies and certificate stores are read from the environment."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if environ is not None and environ != os.environ:
         os.environ.clear()

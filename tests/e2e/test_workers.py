@@ -223,6 +223,55 @@ def test_workers_see_the_environment_their_crawl_starts_with_and_leave_with_it(
     assert sorted(seen) == sorted(site.url + path for path in second_crawl)
 
 
+# Two crawls at once in one process: the second starts once the first's workers are
+# up, after the environment changed (a proxy named). Its workers come from the fork
+# server the first crawl started, whose environment has no proxy.
+_TWO_CRAWLS_AT_ONCE = """
+import asyncio, os, sys, time
+from crawler.config import CrawlConfig
+from crawler.engine.coordinator import crawl
+slow, fast, proxy = sys.argv[1:]
+
+def workers_up():
+    for task in os.listdir("/proc/self/task"):
+        for child in open(f"/proc/self/task/{task}/children").read().split():
+            if b"forkserver" in open(f"/proc/{child}/cmdline", "rb").read():
+                return len(open(f"/proc/{child}/task/{child}/children").read().split())
+    return 0
+
+async def main():
+    first = asyncio.ensure_future(crawl(CrawlConfig(start_url=slow, workers=2, concurrency=4)))
+    deadline = time.monotonic() + 30
+    while workers_up() < 2:
+        assert time.monotonic() < deadline, "the first crawl's workers never came up"
+        await asyncio.sleep(0.05)
+    os.environ.pop("NO_PROXY", None)
+    os.environ["http_proxy"] = proxy
+    second = await crawl(CrawlConfig(start_url=fast, workers=2, concurrency=4))
+    first = await first
+    for done in (first, second):
+        print(sum(1 for record in done.records if record.status == 200))
+
+asyncio.run(main())
+"""
+
+
+def test_workers_forked_for_one_crawl_serve_another_with_its_own_environment(
+        tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    env["NO_PROXY"] = "*"
+    with running_proxy() as (proxy_url, seen), RunningServer(
+            "hostile", _slow_site(30, 0.2)) as slow, RunningServer("many") as fast:
+        done = subprocess.run(
+            [sys.executable, "-c", _TWO_CRAWLS_AT_ONCE, slow.url + "/", fast.url + "/",
+             proxy_url], cwd=REPO, env=env, capture_output=True, text=True, timeout=90)
+        assert done.returncode == 0, done.stderr
+        slow_pages, fast_pages = map(int, done.stdout.split())
+        fast_served = [fast.url + hit.path for hit in fast.log]
+    assert slow_pages == 31 and fast_pages > 20
+    assert sorted(seen) == sorted(fast_served)  # every request of the second, none of the first
+
+
 def _children(pid: int) -> list[int]:
     return [int(child) for task in Path(f"/proc/{pid}/task").iterdir()
             for child in (task / "children").read_text().split()]
