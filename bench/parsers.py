@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
-import json
 import random
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from results_file import emit
 
 
 def _lexbor() -> Callable[[bytes], list[str]]:
@@ -98,11 +99,7 @@ def main() -> None:
                      "version": importlib.metadata.version(DISTRIBUTIONS[name]),
                      "us_per_page": round(best * 1e6, 1),
                      "same_links": same, "pages": len(pages)})
-    for row in rows:
-        print(json.dumps(row))
-    if args.results:
-        with open(args.results, "a") as handle:
-            handle.writelines(json.dumps(row) + "\n" for row in rows)
+    emit(rows, args.results)
 
 
 if __name__ == "__main__":

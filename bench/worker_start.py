@@ -14,7 +14,6 @@ crawl could read. Run it on an otherwise idle machine; medians of the repeats.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -22,6 +21,8 @@ import tempfile
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from results_file import emit
 
 PAGES = 20
 
@@ -84,11 +85,7 @@ def main() -> None:
                       "wall_s": round(statistics.median(wall for wall, _ in measured), 3),
                       "cpu_s": round(statistics.median(cpu for _, cpu in measured), 3),
                       "repeats": len(measured)})
-    for line in lines:
-        print(json.dumps(line))
-    if args.results:
-        with open(args.results, "a") as handle:
-            handle.writelines(json.dumps(line) + "\n" for line in lines)
+    emit(lines, args.results)
 
 
 if __name__ == "__main__":
