@@ -17,6 +17,12 @@ would leave them warm and favour the caches (measured: a cache that helped
 16 % cold looked like 25 % warm). A crawl's child also waits for pages and
 shares the machine, so its CPU a page in a crawl is higher; this measures
 the child's own work, for comparing two versions of it.
+
+``--look-ahead`` also times each interpreter with the next page parsed in a
+thread while this one is read (lexbor's parse releases the GIL), the
+crawler's own parser call handed the tree made ahead: what pipelining the
+child's two halves would give. It reports wall time a page beside the CPU
+of both threads.
 """
 
 from __future__ import annotations
@@ -59,22 +65,45 @@ reader = PageFetcher(CrawlConfig(start_url=first), fetcher=None)
 now = datetime.now(UTC)
 answers = [Response(url=url, status=200, content_type="text/html", body=body)
            for url, body in pages]
-began = time.process_time()
+ahead = sys.argv[4] == "ahead"
+if ahead:  # the next pages parsed in a thread, at most two trees ahead
+    import queue, threading
+    import crawler.page.extract as extract_module
+    from selectolax.lexbor import LexborHTMLParser
+    made, done, room = {}, queue.SimpleQueue(), threading.Semaphore(2)
+    def made_or_parsed(html):
+        tree = made.pop(id(html), None)
+        return tree if tree is not None else LexborHTMLParser(html)
+    extract_module.LexborHTMLParser = made_or_parsed
+    def parse_ahead():
+        for answer in answers:
+            room.acquire()
+            done.put((answer.body, LexborHTMLParser(answer.body)))
+    threading.Thread(target=parse_ahead, daemon=True).start()
+began, wall_began = time.process_time(), time.perf_counter()
 links = 0
 for answer in answers:
+    if ahead:
+        body, tree = done.get()
+        room.release()
+        made[id(body)] = tree
     outcome = reader.read(answer, 1, now)
+    if ahead:
+        made.clear()  # a page decoded first was parsed again from its text
     links += outcome.record.links_found
     pickle.dumps((1, outcome_out(outcome)), protocol=pickle.HIGHEST_PROTOCOL)
-spent = time.process_time() - began
+spent, wall = time.process_time() - began, time.perf_counter() - wall_began
 print("PARSE-CHILD " + json.dumps({"pages": len(answers), "links": links,
-                                   "us_per_page": round(spent / len(answers) * 1e6, 1)}))
+                                   "us_per_page": round(spent / len(answers) * 1e6, 1),
+                                   "wall_us_per_page": round(wall / len(answers) * 1e6, 1)}))
 """
 
 
-def one_run(python: str, root: str, url: str, start: str) -> dict[str, float]:
+def one_run(python: str, root: str, url: str, start: str, mode: str = "plain"
+            ) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as here:
         # -P and a scratch directory: the venv's crawler, never a checkout's
-        done = subprocess.run([python, "-P", "-c", _WORKER, root, url, start],
+        done = subprocess.run([python, "-P", "-c", _WORKER, root, url, start, mode],
                               capture_output=True, text=True, check=False, cwd=here)
     for line in done.stdout.splitlines():
         if line.startswith("PARSE-CHILD "):
@@ -90,22 +119,30 @@ def main() -> None:
     parser.add_argument("--python", action="append", required=True)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--results")
+    parser.add_argument("--look-ahead", action="store_true",
+                        help="time each interpreter also with the next page parsed in a thread")
     args = parser.parse_args()
-    runs: dict[str, list[float]] = {python: [] for python in args.python}
+    modes = ("plain", "ahead") if args.look_ahead else ("plain",)
+    sides = [(python, mode) for python in args.python for mode in modes]
+    runs: dict[tuple[str, str], list[dict[str, float]]] = {side: [] for side in sides}
     for repeat in range(args.repeats):
-        order = args.python if repeat % 2 == 0 else args.python[::-1]
-        for python in order:
-            result = one_run(python, args.root, args.url, args.start)
-            runs[python].append(result["us_per_page"])
+        for python, mode in sides if repeat % 2 == 0 else sides[::-1]:
+            result = one_run(python, args.root, args.url, args.start, mode)
+            runs[python, mode].append(result)
             record = {"python": python, "url": args.url, "repeat": repeat, **result}
+            if args.look_ahead:
+                record["look_ahead"] = mode == "ahead"
             print(json.dumps(record), flush=True)
             if args.results:
                 with open(args.results, "a") as out:
                     out.write(json.dumps(record) + "\n")
-    for python, values in runs.items():
-        print(f"{python}: median {statistics.median(values):.0f} us/page "
-              f"({min(values):.0f}-{max(values):.0f})", file=sys.stderr)
-
+    for (python, mode), results in runs.items():
+        cpu = [result["us_per_page"] for result in results]
+        wall = statistics.median(result["wall_us_per_page"] for result in results)
+        label = f"{python} (next page parsed ahead)" if mode == "ahead" else python
+        print(f"{label}: median {statistics.median(cpu):.0f} us/page of CPU "
+              f"({min(cpu):.0f}-{max(cpu):.0f}), {wall:.0f} us/page of wall time",
+              file=sys.stderr)
 
 if __name__ == "__main__":
     main()
