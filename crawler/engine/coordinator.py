@@ -450,7 +450,7 @@ class _Coordinator:
                 consider(target, job.depth, job.hops + 1, chain)
             else:
                 consider(target, job.depth)
-        for link in outcome.links:
+        for link in outcome.links if outcome.fresh is None else outcome.fresh:
             consider(link, job.depth + 1)
         if self.config.hreflang:
             # Declared language versions are crawled like links, so the sitemap can

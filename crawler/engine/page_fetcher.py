@@ -114,11 +114,13 @@ class PageFetcher:
         self._heavy = False  # what they said
         # Links already handed to the coordinator (a site's navigation repeats on every
         # page): it would find each in its seen set and drop it, after paying to
-        # receive and clean it. Not when the state or an audit keeps every link of
-        # every page. Kept where pages are read: in the sandbox's child, when there is one.
-        self.sent: set[str] | None = (
-            set() if config.state_path is None and not config.audit
-            and not config.check_external else None)
+        # receive, clean and look it up. Where every link of every page is kept (the
+        # state stores them, an audit counts who links where), all are sent and the
+        # new ones marked (PageOutcome.fresh), the only ones judged. Kept where pages
+        # are read: in the sandbox's child, when there is one.
+        self.sent: set[str] = set()
+        self.all_links_kept = (config.state_path is not None or config.audit
+                           or config.check_external)
 
     async def __aenter__(self) -> PageFetcher:
         if hasattr(os, "fork"):
@@ -206,10 +208,17 @@ class PageFetcher:
                             self.config.links_path is not None, self.config.news,
                             self.config.videos)
         # a page about to be rendered keeps every link: they are compared with the DOM's
-        if (self.sent is not None and outcome.links and not rendered
-                and not wants_render(outcome.record)):
-            outcome.links = unsent(outcome.links, self.sent)
+        if outcome.links and not rendered and not wants_render(outcome.record):
+            self._hand_over(outcome)
         return outcome
+
+    def _hand_over(self, outcome: PageOutcome) -> None:
+        """Drop the links handed over before, or, where every link is kept, mark the
+        others as the ones to judge."""
+        if self.all_links_kept:
+            outcome.fresh = unsent(outcome.links, self.sent)
+        else:
+            outcome.links = unsent(outcome.links, self.sent)
 
     async def _read(self, response: Response, depth: int, now: datetime,
                     rendered: bool = False) -> PageOutcome:
@@ -240,8 +249,8 @@ class PageFetcher:
             if shown.url.partition("#")[0] != response.url:
                 notes.append(("url-changed", shown.url))
             raw = merge(raw, rendered, notes, self.scope.contains, self.documents)
-        if self.sent is not None and raw.links:
-            raw.links = unsent(raw.links, self.sent)
+        if raw.links:
+            self._hand_over(raw)
         return raw
 
     async def fetch(self, job: Job) -> PageOutcome:

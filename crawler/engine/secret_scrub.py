@@ -76,6 +76,8 @@ class SecretScrub:
         if carried:
             gone = set(carried)
             outcome.links = [link for link in outcome.links if link not in gone]
+            if outcome.fresh is not None:
+                outcome.fresh = [link for link in outcome.fresh if link not in gone]
         outcome.anchors = {link: self.redact(text) for link, text in outcome.anchors.items()
                            if not self.carries(link)}
         outcome.edges = [(target, self.redact(text), rel) for target, text, rel in outcome.edges

@@ -54,6 +54,10 @@ class PageOutcome:
     anchors: dict[str, str] = field(default_factory=dict)  # link -> anchor text (audits)
     # --links: (target, anchor text, rel values) of each a/area link, nofollow ones too
     edges: list[tuple[str, str, str]] = field(default_factory=list)
+    # Where ``links`` must be every link (the state stores them, an audit counts who
+    # links where): those not handed over by this page's reader before, the ones the
+    # crawl judges. None: ``links`` are those already.
+    fresh: list[str] | None = None
 
 
 def targets(record: PageRecord) -> list[str]:

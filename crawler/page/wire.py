@@ -25,7 +25,8 @@ def outcome_out(outcome: PageOutcome) -> tuple[Any, ...]:
     values[_ERROR] = record.error.value if record.error is not None else None
     values[_VERDICT] = record.verdict.value
     return (tuple(values), outcome.links, outcome.siblings, outcome.etag,
-            outcome.last_modified, outcome.content_hash, outcome.anchors, outcome.edges)
+            outcome.last_modified, outcome.content_hash, outcome.anchors, outcome.edges,
+            outcome.fresh)
 
 
 def outcome_in(wire: tuple[Any, ...]) -> PageOutcome:

@@ -45,7 +45,8 @@ def _outcome(error: ErrorKind | None, verdict: Verdict) -> PageOutcome:
         bytes=1234, fingerprint=b"\x00\x01", detail="why")
     return PageOutcome(record, links=["http://h/a", "http://h/b"], siblings=["http://h/c"],
                        etag='"e"', last_modified="Fri, 02 Jan 2026 03:04:05 GMT",
-                       content_hash=b"\x02", anchors={"http://h/a": "A"})
+                       content_hash=b"\x02", anchors={"http://h/a": "A"},
+                       fresh=["http://h/b"])
 
 
 @pytest.mark.parametrize(("error", "verdict"), [
@@ -106,3 +107,42 @@ def test_a_link_is_handed_over_once_and_forgotten_past_the_bound(
     # four remembered: the set starts again, so "a" goes out a second time
     assert page_fetcher.unsent(["a", "e"], sent) == ["a", "e"]
     assert sent == {"a", "e"}
+
+
+_PAGE = ('<a href="/nav">n</a><a href="/{0}">{0}</a><a href="http://other.test/x">x</a>')
+
+
+def _read_two_pages(**settings: object) -> list[PageOutcome]:
+    """Two pages read by one reader, as one parse child reads them: both link /nav."""
+    from crawler.config import CrawlConfig
+    from crawler.core.response import Response
+    from crawler.engine.page_fetcher import PageFetcher
+
+    reader = PageFetcher(CrawlConfig(start_url="http://h/", **settings),  # type: ignore[arg-type]
+                         fetcher=None)
+    now = datetime.now(UTC)
+    return [reader.read(Response(url=f"http://h/{name}", status=200, content_type="text/html",
+                                 body=_PAGE.format(name).encode()), 1, now)
+            for name in ("one", "two")]
+
+
+@pytest.mark.parametrize("settings", [{"state_path": "s.db"}, {"audit": True},
+                                      {"check_external": True}])
+def test_a_crawl_that_keeps_every_link_gets_them_all_and_judges_the_new_ones(
+        settings: dict[str, object]) -> None:
+    """The state stores each page's every link, an audit counts who links where: those
+    get every link, and the coordinator judges only those not handed over before (it
+    would find the others in its seen set and drop them, after paying to receive,
+    clean and look each one up)."""
+    first, second = _read_two_pages(**settings)
+    assert first.links == ["http://h/nav", "http://h/one", "http://other.test/x"]
+    assert first.fresh == first.links
+    assert second.links == ["http://h/nav", "http://h/two", "http://other.test/x"]
+    assert second.fresh == ["http://h/two"]
+
+
+def test_a_plain_crawl_hands_over_each_link_once() -> None:
+    first, second = _read_two_pages()
+    assert first.links == ["http://h/nav", "http://h/one", "http://other.test/x"]
+    assert second.links == ["http://h/two"]
+    assert first.fresh is None and second.fresh is None  # the links are the new ones
