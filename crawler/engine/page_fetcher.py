@@ -120,7 +120,7 @@ class PageFetcher:
         # are read: in the sandbox's child, when there is one.
         self.sent: set[str] = set()
         self.all_links_kept = (config.state_path is not None or config.audit
-                           or config.check_external)
+                               or config.check_external)
 
     async def __aenter__(self) -> PageFetcher:
         if hasattr(os, "fork"):

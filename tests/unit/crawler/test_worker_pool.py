@@ -109,7 +109,7 @@ def test_a_link_is_handed_over_once_and_forgotten_past_the_bound(
     assert sent == {"a", "e"}
 
 
-_PAGE = ('<a href="/nav">n</a><a href="/{0}">{0}</a><a href="http://other.test/x">x</a>')
+_PAGE = '<a href="/nav">n</a><a href="/{0}">{0}</a><a href="http://other.test/x">x</a>'
 
 
 def _read_two_pages(**settings: object) -> list[PageOutcome]:
@@ -146,3 +146,15 @@ def test_a_plain_crawl_hands_over_each_link_once() -> None:
     assert first.links == ["http://h/nav", "http://h/one", "http://other.test/x"]
     assert second.links == ["http://h/two"]
     assert first.fresh is None and second.fresh is None  # the links are the new ones
+
+
+def test_a_link_carrying_a_secret_leaves_the_links_to_judge_too() -> None:
+    from crawler.core.credentials import Credentials
+    from crawler.engine.secret_scrub import SecretScrub
+
+    scrub = SecretScrub(Credentials(headers=(("X-Token", "s3cret-value"),)))
+    outcome = PageOutcome(PageRecord(url="http://h/", depth=0),
+                          links=["http://h/a", "http://h/?t=s3cret-value"],
+                          fresh=["http://h/?t=s3cret-value"])
+    assert scrub.scrub_outcome(outcome) == ["http://h/?t=s3cret-value"]
+    assert outcome.links == ["http://h/a"] and outcome.fresh == []
