@@ -2,8 +2,8 @@
 selectolax's lexbor? Issue #27 asked; this measures the candidates that install
 as wheels, on the same pages, and checks that each finds the same hrefs.
 
-    pip install markupever resiliparse   # beside the crawler, in a scratch venv
-                                         # (lxml comes with the crawler)
+    pip install markupever resiliparse python-lolhtml   # beside the crawler, in a
+                                                        # scratch venv (lxml comes with it)
     python bench/parsers.py SITE_DIR [--name s10k] [--pages 400] [--results FILE]
 
 Each candidate parses a page's bytes and lists the ``href`` of its ``a`` and
@@ -75,10 +75,40 @@ def _lxml() -> Callable[[bytes], list[str]]:
     return links
 
 
+def _lolhtml() -> Callable[[bytes], list[str]]:
+    import html
+
+    import lolhtml  # Cloudflare's lol_html (Rust): a tokenizer with no tree at all
+
+    class Hrefs:
+        """The handler lol_html calls for each matching start tag."""
+
+        def __init__(self) -> None:
+            self.found: list[str] = []
+
+        def element(self, element: lolhtml.Element) -> None:
+            href = element.get_attribute("href")
+            # lol_html hands attribute values over as written: character references
+            # are left for the caller (html.unescape's rules, near the attribute's)
+            self.found.append(html.unescape(href) if "&" in href else href)
+
+    def discard(_chunk: bytes) -> None:
+        """A rewriter streams the document back out; reading needs none of it."""
+
+    def links(page: bytes) -> list[str]:
+        hrefs = Hrefs()
+        rewriter = lolhtml.HTMLRewriter(discard)
+        rewriter.on("a[href], area[href]", hrefs)
+        rewriter.write(page)
+        rewriter.end()
+        return hrefs.found
+    return links
+
+
 CANDIDATES = {"selectolax-lexbor": _lexbor, "resiliparse": _resiliparse,
-              "markupever": _markupever, "lxml": _lxml}
+              "markupever": _markupever, "lxml": _lxml, "lolhtml": _lolhtml}
 DISTRIBUTIONS = {"selectolax-lexbor": "selectolax", "resiliparse": "resiliparse",
-                 "markupever": "markupever", "lxml": "lxml"}
+                 "markupever": "markupever", "lxml": "lxml", "lolhtml": "python-lolhtml"}
 
 
 def main() -> None:
