@@ -415,9 +415,8 @@ class _Coordinator:
         if self.scrub is not None:
             for link in self.scrub.scrub_outcome(outcome):
                 self.admission.skip_secret(link, outcome.record.depth + 1)
-        if self.config.compare_sitemap is not None:
-            outcome.record.last_modified = parse_http_date(outcome.last_modified)
         if self.orphans.active:
+            self._held_to_live_sitemap(outcome)
             self.orphans.accept(outcome.record)
             return
         record = outcome.record
@@ -426,7 +425,10 @@ class _Coordinator:
                 record.redirect_to in chain or record.refresh_to in chain):
             record.verdict = Verdict.REDIRECT_LOOP
         books, consider = self.books, self.consider
+        # after the state's word: a 304 becomes the stored page, whose Last-Modified
+        # is the stored one where the 304 sent none
         outcome = books.remember(job, outcome, self.run_time)
+        self._held_to_live_sitemap(outcome)
         record = outcome.record
         record.fingerprint = outcome.content_hash
         books.keep_unlisted(record)
@@ -458,6 +460,12 @@ class _Coordinator:
             for _code, alternate in record.alternates:
                 consider(alternate, job.depth + 1)
         self._accepted(record)
+
+    def _held_to_live_sitemap(self, outcome: PageOutcome) -> None:
+        """--compare-sitemap holds the live sitemap's lastmods to each page's
+        Last-Modified: the record keeps it, parsed."""
+        if self.config.compare_sitemap is not None:
+            outcome.record.last_modified = parse_http_date(outcome.last_modified)
 
     def _accepted(self, record: PageRecord) -> None:
         self.result.stats.queued = len(self.frontier)

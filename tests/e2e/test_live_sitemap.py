@@ -108,6 +108,28 @@ def test_missing_pages_and_lastmods_that_cannot_be_true(tmp_path: Path) -> None:
     assert len(lastmods) == 4  # orphan.html's lastmod (with a zone) is fine
 
 
+def test_a_repeated_audit_whose_pages_answer_304_still_holds_lastmods_to_them(
+        tmp_path: Path) -> None:
+    """With --state the second audit's pages answer 304 (with the ETag alone, as a
+    server may): the page is the stored one, and so is its Last-Modified, which
+    the live sitemap's lastmod is still held against."""
+    state = tmp_path / "state.db"
+    findings = []
+    with RunningServer("live-sitemap", conditional=True) as site:
+        for attempt in range(2):
+            report = tmp_path / f"audit-{attempt}.json"
+            run = run_cli("audit", site.url + "/", "--report", str(report),
+                          "--state", str(state))
+            assert run.code == 0, run.stderr
+            findings.append(_items(json.loads(report.read_text()), "sitemap-lastmod"))
+        conditional = sum("if-none-match" in hit.headers for hit in site.log)
+    assert conditional >= 5  # the second audit asked for its pages only if changed
+    assert findings[1] == findings[0]
+    older = [item for item in findings[1] if item["problem"] == "older-than-last-modified"]
+    assert [(item["url"], item["last_modified"]) for item in older] == [
+        (site.url + "/", "2024-06-01T10:00:00Z")]
+
+
 def test_broken_sitemaps_are_reported_not_fatal(tmp_path: Path) -> None:
     u, run, document, _paths = _audit(tmp_path)
     assert run.code == 0, run.stderr
