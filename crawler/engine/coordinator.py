@@ -404,7 +404,8 @@ class _Coordinator:
     def _with_validators(self, job: Job) -> Job:
         if self.state is None:
             return job
-        validators = self.state.validators(job.url, images=self.config.images)
+        validators = self.state.validators(job.url, images=self.config.images,
+                                           fragments=self.config.check_fragments)
         if not validators:
             return job
         # built directly: dataclasses.replace costs three times as much, once a page

@@ -44,6 +44,7 @@ from crawler.store.stored import (
     StoredRows,
     epoch,
     facts_json,
+    has_anchor_ids,
     stored_page,
 )
 
@@ -361,12 +362,14 @@ class CrawlState:
         self._skipped.append((self._id(item.url), item.depth, item.reason.value))
 
     # --- pages ----------------------------------------------------------------------
-    def validators(self, url: str, *, images: bool = False) -> dict[str, str]:
+    def validators(self, url: str, *, images: bool = False, fragments: bool = False
+                   ) -> dict[str, str]:
         """Conditional-request headers for a page that answered 200 before.
 
         None when the stored page lacks what this run reads from pages (its
         alternates, stored since schema 3; its images, when ``images`` is asked
-        for and an earlier run did not look): a 304 could not stand in for it.
+        for and an earlier run did not look; its anchors, likewise with
+        ``fragments``): a 304 could not stand in for it.
         The page's row is kept for :meth:`previous`, which the answer will need:
         one primary-key read per URL instead of two joins (none, when the row was
         read ahead with the outlinks that led here).
@@ -381,7 +384,8 @@ class CrawlState:
         if row is None:
             return headers
         self._rows[url] = row
-        if row[3] == 200 and (row[19] is None or (images and row[20] is None)):
+        if row[3] == 200 and (row[19] is None or (images and row[20] is None)
+                              or (fragments and not has_anchor_ids(row[25]))):
             return headers
         if row[3] == 200 and row[7]:
             headers["If-None-Match"] = row[7]

@@ -80,7 +80,10 @@ def epoch(moment: datetime | None) -> int | None:
 # what pages.facts keeps of a record (schema 5)
 FACTS = ("description", "h1", "h1_count", "word_count", "extracted", "render_why", "rendered",
          "raw_links", "render_notes", "structured_types", "structured_errors",
-         "published", "headline", "videos", "video_problems")
+         "published", "headline", "videos", "video_problems",
+         # --check-fragments: its links into anchors, and its anchors (None: not looked)
+         "fragment_links", "anchor_ids")
+ANCHOR_IDS = FACTS.index("anchor_ids")
 
 
 def facts_json(record: PageRecord) -> str | None:
@@ -91,8 +94,9 @@ def facts_json(record: PageRecord) -> str | None:
         values[published] = record.published.isoformat()
     if (values[3] is None and not record.extracted and record.render_why is None
             and record.published is None and record.headline is None
-            and record.videos is None):
-        return None  # neither an audit nor --extract, --render, --news, --videos: nothing
+            and record.videos is None and record.anchor_ids is None):
+        # neither an audit nor --extract, --render, --news, --videos, --check-fragments
+        return None
     return COMPACT_TEXT.encode(values)
 
 
@@ -102,12 +106,24 @@ def read_facts(record: PageRecord, text: str) -> None:
     values["render_notes"] = tuple(tuple(note) for note in values.get("render_notes") or ())
     for name in ("structured_types", "structured_errors", "video_problems"):
         values[name] = tuple(values.get(name) or ())
+    values["fragment_links"] = tuple(tuple(link) for link in values.get("fragment_links") or ())
+    if values.get("anchor_ids") is not None:
+        values["anchor_ids"] = tuple(values["anchor_ids"])
     if values.get("videos") is not None:
         values["videos"] = tuple(tuple(video) for video in values["videos"])
     if values.get("published") is not None:
         values["published"] = datetime.fromisoformat(values["published"])
     for name, value in values.items():
         setattr(record, name, value)
+
+
+def has_anchor_ids(facts: str | None) -> bool:
+    """Whether a stored page's facts hold its anchors (an earlier run looked for them
+    with --check-fragments), so that a 304 can replay them."""
+    if not facts:
+        return False
+    values = json.loads(facts)
+    return len(values) > ANCHOR_IDS and values[ANCHOR_IDS] is not None
 
 
 def moment(epoch: int | None) -> datetime | None:

@@ -149,3 +149,38 @@ def test_links_into_anchors_are_checked_against_their_pages(tmp_path: Path) -> N
     # the page elsewhere: its status asked once (HEAD), its body read once for its anchors
     assert [(hit.method, hit.path) for hit in other.log] == [
         ("GET", "/robots.txt"), ("HEAD", "/ok.html"), ("GET", "/ok.html")]
+
+
+def test_anchors_are_checked_again_when_the_pages_answer_304(tmp_path: Path) -> None:
+    """A cron audit with --state: the second run's pages answer 304 and are replayed
+    from the state, their links into anchors and their anchors with them; a state
+    an audit without --check-fragments wrote does not stand in for a page's anchors."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text(
+        '<!doctype html><title>Home</title><h2 id="here">Here</h2>'
+        '<a href="/a.html#there">fine</a> <a href="/a.html#nowhere">broken</a>'
+        '<a href="#here">fine, on this page</a> <a href="#gone">broken, on this page</a>')
+    (site / "a.html").write_text('<!doctype html><title>A</title><p id="there">x</p>'
+                                 '<a href="/#nowhere-else">back</a>')
+    state = tmp_path / "state.db"
+    found = []
+    with RunningServer(site, conditional=True) as ours:
+        for attempt, fragments in enumerate((False, True, True)):
+            report = tmp_path / f"r{attempt}.json"
+            run = run_cli("audit", ours.url + "/", "--report", str(report), "--state",
+                          str(state), "--compare-sitemap", "off",
+                          *(["--check-fragments"] if fragments else []))
+            assert run.code == 0, run.stderr
+            findings = json.loads(report.read_text())["findings"]
+            found.append(sorted(item["url"] for item in findings["broken-fragments"]["items"])
+                         if "broken-fragments" in findings else None)
+            asked = [hit.headers.get("if-none-match") is not None for hit in ours.log
+                     if hit.path in ("/", "/a.html")]
+            ours.log.clear()
+            if attempt == 1:  # the pages' anchors were never stored: both sent again
+                assert asked == [False, False]
+            if attempt == 2:
+                assert asked == [True, True]  # both answered 304
+    u = ours.url
+    assert found[1] == found[2] == [u + "/#gone", u + "/#nowhere-else", u + "/a.html#nowhere"]

@@ -382,6 +382,40 @@ def test_what_a_page_says_survives_a_304(tmp_path: Path) -> None:
     stored.close()
 
 
+def test_a_pages_anchors_survive_a_304_and_are_asked_for_when_never_stored(
+        tmp_path: Path) -> None:
+    """--check-fragments: a page's links into anchors and its anchors are stored (none
+    found is not none looked for), and a page stored without them is asked for whole."""
+    path = tmp_path / "s.db"
+    state = CrawlState(path, ROOT)
+    state.begin(resume=False)
+    looked = page("http://h/a", ["http://h/b"])
+    looked.record.fragment_links = (("http://h/b", "part"),)
+    looked.record.anchor_ids = ("top-of-a", "café")
+    state.save(looked)
+    bare = page("http://h/b", [])
+    bare.record.anchor_ids = ()  # looked, and found none
+    state.save(bare)
+    state.save(page("http://h/c", []))  # a run without --check-fragments
+    state.finish()
+    state.close()
+    stored = CrawlState(path, ROOT)
+    kept = stored.previous("http://h/a")
+    assert kept is not None
+    assert kept.record.fragment_links == (("http://h/b", "part"),)
+    assert kept.record.anchor_ids == ("top-of-a", "café")
+    none = stored.previous("http://h/b")
+    assert none is not None and none.record.anchor_ids == ()
+    never = stored.previous("http://h/c")
+    assert never is not None and never.record.anchor_ids is None
+    assert stored.validators("http://h/a", fragments=True) == {"If-None-Match": '"v1"',
+        "If-Modified-Since": "Wed, 21 Oct 2015 07:28:00 GMT"}
+    assert stored.validators("http://h/b", fragments=True) != {}
+    assert stored.validators("http://h/c", fragments=True) == {}  # its anchors: unknown
+    assert stored.validators("http://h/c") != {}
+    stored.close()
+
+
 def _urls_in(path: Path) -> set[str]:
     with sqlite3.connect(path) as db:
         return {url for (url,) in db.execute("SELECT url FROM urls")}
