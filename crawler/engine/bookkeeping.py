@@ -57,7 +57,8 @@ class Bookkeeping:
         replays the stored page) and its lastmod; without, its lastmod alone."""
         if self.state is not None:
             outcome, reused = self._replay(self.state, job, outcome, self.config.lastmod,
-                                           run_time, every_link=self.config.audit)
+                                           run_time, every_link=self.config.audit,
+                                           edges=self.config.links_path is not None)
             self.result.stats.not_modified += reused
         else:
             record = outcome.record

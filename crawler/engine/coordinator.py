@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from crawler.engine.page_fetcher import PageFetcher
     from crawler.engine.worker_pool import WorkerPool
     from crawler.page.read import PageOutcome
+    from crawler.store.link_spool import LinkSpool
     from crawler.store.live_sitemap import LiveSitemap
     from crawler.store.state import CrawlState
     from crawler.store.stored import ResumePoint
@@ -379,11 +380,14 @@ class _Coordinator:
             self.frontier.restore(record.url, fetched=True)
             books.keep_unlisted(record)
             books.keep(record)
-            if self.result.referrers is not None and self.state is not None:
+            if self.state is not None and (self.result.referrers is not None
+                                           or self.result.links is not None):
                 # who linked where before the interruption, from what the state kept
                 stored = self.state.previous(record.url)
                 if stored is not None:
                     books.refer(stored.links, stored.anchors)
+                    if self.result.links is not None and stored.edges is not None:
+                        self._graph(self.result.links, record.url, stored.edges, [], {})
         self.outside.load(point.outside)
         for item in point.skipped:
             if item.reason in OUTSIDE:
@@ -405,7 +409,8 @@ class _Coordinator:
         if self.state is None:
             return job
         validators = self.state.validators(job.url, images=self.config.images,
-                                           fragments=self.config.check_fragments)
+                                           fragments=self.config.check_fragments,
+                                           edges=self.config.links_path is not None)
         if not validators:
             return job
         # built directly: dataclasses.replace costs three times as much, once a page
@@ -436,11 +441,8 @@ class _Coordinator:
         books.keep(record)
         books.refer(outcome.links, outcome.anchors)
         if self.result.links is not None:
-            clean = self.filters.clean  # targets spelled as the records are (--strip-param)
-            edges = ([(clean(target), text, rel) for target, text, rel in outcome.edges]
-                     or [(link, outcome.anchors.get(link, ""), "")  # a 304 replays its links
-                         for link in outcome.links])
-            self.result.links.add(record.url, edges, self.scope.contains)
+            self._graph(self.result.links, record.url, outcome.edges, outcome.links,
+                        outcome.anchors)
         if record.video_problems and record.verdict is Verdict.LISTED:
             self.result.stats.videos_left_out += len(record.video_problems)
         if self.adding is not None:
@@ -461,6 +463,15 @@ class _Coordinator:
             for _code, alternate in record.alternates:
                 consider(alternate, job.depth + 1)
         self._accepted(record)
+
+    def _graph(self, graph: LinkSpool, url: str, edges: list[tuple[str, str, str]],
+               links: list[str], anchors: dict[str, str]) -> None:
+        """--links: the page's rows of the link graph (a page without rows of its own,
+        from a state older than --links kept them, gives its followed links)."""
+        clean = self.filters.clean  # targets spelled as the records are (--strip-param)
+        rows = ([(clean(target), text, rel) for target, text, rel in edges]
+                or [(link, anchors.get(link, ""), "") for link in links])
+        graph.add(url, rows, self.scope.contains)
 
     def _held_to_live_sitemap(self, outcome: PageOutcome) -> None:
         """--compare-sitemap holds the live sitemap's lastmods to each page's

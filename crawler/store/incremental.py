@@ -22,9 +22,11 @@ NOT_MODIFIED = 304
 
 def remember(
     state: CrawlState, job: Job, outcome: PageOutcome, mode: str, run_time: datetime,
-    every_link: bool = False,
+    every_link: bool = False, edges: bool = False,
 ) -> tuple[PageOutcome, bool]:
-    """The outcome to use for ``job`` and whether it came from the state (a 304)."""
+    """The outcome to use for ``job`` and whether it came from the state (a 304).
+    ``every_link`` (audits) keeps each link's anchor text with the page, ``edges``
+    (--links) its rows of the link graph, for a later 304 to replay."""
     record = outcome.record
     previous = state.previous(record.url, with_links=False)
     if record.status == NOT_MODIFIED and previous is not None:
@@ -40,7 +42,8 @@ def remember(
         reused = PageOutcome(
             stored, links=[] if stored.nofollow else links,
             siblings=targets(stored), etag=etag, last_modified=last_modified,
-            content_hash=previous.content_hash, anchors=previous.anchors)
+            content_hash=previous.content_hash, anchors=previous.anchors,
+            edges=previous.edges or [])
         state.touch(stored.url, job.depth, etag, last_modified)
         return reused, True
     old_hash = previous.content_hash if previous else None
@@ -53,5 +56,6 @@ def remember(
     record.change_interval = median_interval(changes)
     state.save(StoredPage(record, outcome.etag, outcome.last_modified, content_hash, changed,
                           outcome.links, changes=changes,
-                          anchors=outcome.anchors if every_link else {}))
+                          anchors=outcome.anchors if every_link else {},
+                          edges=outcome.edges if edges else None))
     return outcome, False

@@ -362,14 +362,15 @@ class CrawlState:
         self._skipped.append((self._id(item.url), item.depth, item.reason.value))
 
     # --- pages ----------------------------------------------------------------------
-    def validators(self, url: str, *, images: bool = False, fragments: bool = False
-                   ) -> dict[str, str]:
+    def validators(self, url: str, *, images: bool = False, fragments: bool = False,
+                   edges: bool = False) -> dict[str, str]:
         """Conditional-request headers for a page that answered 200 before.
 
         None when the stored page lacks what this run reads from pages (its
         alternates, stored since schema 3; its images, when ``images`` is asked
         for and an earlier run did not look; its anchors, likewise with
-        ``fragments``): a 304 could not stand in for it.
+        ``fragments``; its rows of the link graph with ``edges``): a 304 could
+        not stand in for it.
         The page's row is kept for :meth:`previous`, which the answer will need:
         one primary-key read per URL instead of two joins (none, when the row was
         read ahead with the outlinks that led here).
@@ -385,7 +386,8 @@ class CrawlState:
             return headers
         self._rows[url] = row
         if row[3] == 200 and (row[19] is None or (images and row[20] is None)
-                              or (fragments and not has_anchor_ids(row[25]))):
+                              or (fragments and not has_anchor_ids(row[25]))
+                              or (edges and row[26] is None)):
             return headers
         if row[3] == 200 and row[7]:
             headers["If-None-Match"] = row[7]
@@ -467,7 +469,7 @@ class CrawlState:
             self._may_orphan = before is None or before[0] != outlinks
         self._write(
             "INSERT OR REPLACE INTO pages VALUES "
-            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (url_id, self.run, record.depth, record.status, record.content_type,
              record.error.value if record.error else None, record.verdict.value,
              page.etag, page.last_modified, epoch(record.lastmod), page.content_hash,
@@ -478,7 +480,9 @@ class CrawlState:
              json.dumps(page.changes[-CHANGES_KEPT:]) if page.changes else None,
              record.title, record.bytes,
              packed(json.dumps(page.anchors, ensure_ascii=False).encode())
-             if page.anchors else None, facts_json(record)))
+             if page.anchors else None, facts_json(record),
+             None if page.edges is None
+             else packed(json.dumps(page.edges, ensure_ascii=False).encode())))
         self._dequeue(url_id)
 
     def touch(self, url: str, depth: int, etag: str | None, last_modified: str | None) -> None:

@@ -22,7 +22,7 @@ from crawler.core.errors import ConfigError, StorageError
 # 4: the anchor text of each outlink, for audits (pages.anchors)
 # 5: what a page says of itself and how it was read (pages.facts: description, h1,
 #    words, --extract values, rendering), so a 304 replays it into the report
-SCHEMA_VERSION = "5"
+SCHEMA_VERSION = "6"
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _WHAT_TO_DO = "use --state with another file, or delete it to start afresh"
 _SCHEMA = """
@@ -36,7 +36,7 @@ CREATE TABLE IF NOT EXISTS pages (
     canonical TEXT, redirect_to TEXT, refresh_to TEXT,
     noindex INTEGER NOT NULL, nofollow INTEGER NOT NULL, links_found INTEGER NOT NULL,
     outlinks BLOB, alternates TEXT, images TEXT, changes TEXT, title TEXT, bytes INTEGER,
-    anchors BLOB, facts TEXT
+    anchors BLOB, facts TEXT, edges BLOB
 );
 CREATE TABLE IF NOT EXISTS skipped (
     url_id INTEGER PRIMARY KEY, depth INTEGER NOT NULL, reason TEXT NOT NULL);
@@ -58,6 +58,7 @@ _MIGRATIONS = {
                     "ALTER TABLE pages ADD COLUMN bytes INTEGER"]),
     "3": ("pages", ["ALTER TABLE pages ADD COLUMN anchors BLOB"]),
     "4": ("pages", ["ALTER TABLE pages ADD COLUMN facts TEXT"]),
+    "5": ("pages", ["ALTER TABLE pages ADD COLUMN edges BLOB"]),
 }
 
 

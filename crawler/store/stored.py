@@ -39,6 +39,9 @@ class StoredPage:
     # outlink -> its anchor text, kept by audits so a 304 or a resumed run still
     # knows what the links said
     anchors: dict[str, str] = field(default_factory=dict)
+    # --links: the page's rows of the link graph (target, anchor text, rel), nofollow
+    # links too, for a 304 to replay; None where the run that stored it kept none
+    edges: list[tuple[str, str, str]] | None = None
 
 
 T = TypeVar("T")
@@ -77,7 +80,7 @@ def epoch(moment: datetime | None) -> int | None:
     return int(moment.timestamp()) if moment is not None else None
 
 
-# what pages.facts keeps of a record (schema 5)
+# what pages.facts keeps of a record (schema 5; the anchors' two since schema 6)
 FACTS = ("description", "h1", "h1_count", "word_count", "extracted", "render_why", "rendered",
          "raw_links", "render_notes", "structured_types", "structured_errors",
          "published", "headline", "videos", "video_problems",
@@ -136,7 +139,8 @@ def stored_page(url: str, row: tuple,
     ``urls`` (ids to URLs), or left unread when ``urls`` is ``None``."""
     (_id, _run, depth, status, content_type, error, verdict, etag, last_modified, lastmod,
      content_hash, hash_changed_at, canonical, redirect_to, refresh_to, noindex, nofollow,
-     links_found, outlinks, alternates, images, changes, title, size, anchors, facts) = row
+     links_found, outlinks, alternates, images, changes, title, size, anchors, facts,
+     edges) = row
     record = PageRecord(
         url=url, depth=depth, status=status, content_type=content_type,
         lastmod=moment(lastmod), error=ErrorKind(error) if error else None,
@@ -158,4 +162,6 @@ def stored_page(url: str, row: tuple,
         links = urls(ids)
     return StoredPage(record, etag, last_modified, content_hash, moment(hash_changed_at),
                       links, outlinks, seen_changes,
-                      json.loads(zlib.decompress(anchors)) if anchors else {})
+                      json.loads(zlib.decompress(anchors)) if anchors else {},
+                      None if edges is None
+                      else [tuple(edge) for edge in json.loads(zlib.decompress(edges))])

@@ -56,3 +56,22 @@ def test_a_resumed_audit_keeps_what_it_learnt_before_the_interruption(tmp_path: 
         fetched = [p for p in site.paths() if p.startswith("/p")]
     assert len(fetched) <= 30 + 1  # what was done before is not fetched again
     assert _links(report) == _links(reference)
+
+
+def test_a_resumed_crawl_writes_the_whole_link_graph(tmp_path: Path) -> None:
+    """--links with --resume: the pages read before the interruption keep their rows."""
+    routes = {"/p*": {"delay": 0.15}}
+    with RunningServer("many", routes) as site:
+        start = site.url + "/"
+        reference, graph = tmp_path / "reference.csv", tmp_path / "links.csv"
+        assert run_cli("crawl", start, "--out", str(tmp_path / "ref"), "--links",
+                       str(reference), "--concurrency", "1").code == 0
+        args = ["crawl", start, "--out", str(tmp_path / "out"), "--links", str(graph),
+                "--state", str(tmp_path / "state.db"), "--concurrency", "1"]
+        site.log.clear()
+        interrupt_when(args, lambda: sum(1 for p in site.paths() if p.startswith("/p")) >= 8)
+        resumed = run_cli(*args, "--resume")
+        assert resumed.code == 0, resumed.stderr
+    rows = sorted(graph.read_text().splitlines())
+    assert len(rows) > 30
+    assert rows == sorted(reference.read_text().splitlines())

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import sqlite3
+import zlib
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -65,3 +67,32 @@ def test_a_bad_links_file_is_one_line_and_exit_2_before_any_request(
         assert site.log == []
     assert run.code == 2, run.stderr
     assert len(run.stderr.strip().splitlines()) == 1 and says in run.stderr
+
+
+def test_a_recrawl_answered_304_writes_the_same_graph(tmp_path: Path) -> None:
+    """With --state the second crawl's pages answer 304 and are replayed from the state:
+    their links keep their rel values, nofollow ones included. A state written
+    without --links has no graph to replay, so those pages are fetched whole."""
+    state = tmp_path / "state.db"
+    graphs, asked = [], []
+    with RunningServer("seeds", conditional=True) as site:
+        for graph in (None, "one.csv", "two.csv"):
+            run = run_cli("crawl", site.url + "/links.html", "--out", str(tmp_path / "out"),
+                          "--state", str(state), "--header", f"X-Token: {TOKEN}",
+                          *(["--links", str(tmp_path / graph)] if graph else []))
+            assert run.code == 0, run.stderr
+            if graph:
+                graphs.append(sorted(tuple(row.values()) for row in
+                                     csv.DictReader((tmp_path / graph).open(newline=""))))
+            asked.append([hit.path for hit in site.log if "if-none-match" in hit.headers])
+            site.log.clear()
+    assert asked[1] == []  # the pages' graph was never stored: fetched whole
+    assert "/links.html" in asked[2] and "/b.html" in asked[2]  # answered 304
+    assert graphs[0] == graphs[1]
+    rels = {(row[1].removeprefix(site.url), row[3]) for row in graphs[1]}
+    assert ("/c.html", "sponsored nofollow") in rels and ("/b.html", "ugc") in rels
+    with sqlite3.connect(state) as db:  # the rows as stored (zlib-packed JSON)
+        stored = [zlib.decompress(blob).decode() for (blob,) in
+                  db.execute("SELECT edges FROM pages WHERE edges IS NOT NULL")]
+    assert any("sponsored nofollow" in rows for rows in stored)
+    assert not any(TOKEN in rows for rows in stored)  # the credential's link is left out

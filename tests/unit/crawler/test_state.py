@@ -315,15 +315,40 @@ def test_anchors_round_trip_and_a_schema_3_file_gains_the_column(tmp_path: Path)
     stored = CrawlState(path, ROOT)
     assert stored.previous("http://h/a").anchors == {"http://h/b": "Café « b »"}  # type: ignore[union-attr]
     stored.close()
-    with sqlite3.connect(path) as db:  # as schema 3 wrote it: no anchors column (nor facts)
+    with sqlite3.connect(path) as db:  # as schema 3 wrote it: no anchors column (nor later)
         db.execute("ALTER TABLE pages DROP COLUMN anchors")
         db.execute("ALTER TABLE pages DROP COLUMN facts")
+        db.execute("ALTER TABLE pages DROP COLUMN edges")
         db.execute("UPDATE meta SET value = '3' WHERE key = 'version'")
     migrated = CrawlState(path, ROOT)
     migrated.begin(resume=False)
     old = migrated.previous("http://h/d")
     assert old is not None and old.anchors == {} and old.links == ["http://h/b"]
+    assert old.edges is None  # no graph kept: a run with --links fetches it whole
+    assert migrated.validators("http://h/d", edges=True) == {}
     migrated.close()
+
+
+def test_a_pages_rows_of_the_link_graph_round_trip(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    state = CrawlState(path, ROOT)
+    state.begin(resume=False)
+    graphed = page("http://h/a", ["http://h/b"])
+    graphed.edges = [("http://h/b", "Café", ""), ("http://h/c", "an advert", "sponsored")]
+    state.save(graphed)
+    none = page("http://h/b", [])
+    none.edges = []  # looked, and it links nowhere
+    state.save(none)
+    state.save(page("http://h/c", []))
+    state.finish()
+    state.close()
+    stored = CrawlState(path, ROOT)
+    assert stored.previous("http://h/a").edges == graphed.edges  # type: ignore[union-attr]
+    assert stored.previous("http://h/b").edges == []  # type: ignore[union-attr]
+    assert stored.previous("http://h/c").edges is None  # type: ignore[union-attr]
+    assert stored.validators("http://h/b", edges=True) != {}
+    assert stored.validators("http://h/c", edges=True) == {}
+    stored.close()
 
 
 def test_the_id_cache_is_bounded_and_ids_stay_right(tmp_path: Path,
