@@ -45,6 +45,7 @@ from crawler.store.stored import (
     epoch,
     facts_json,
     has_anchor_ids,
+    resumed_record,
     stored_page,
 )
 
@@ -500,8 +501,8 @@ class CrawlState:
         db = self._db
         records = StoredRows(db, "SELECT u.url, p.* FROM pages p JOIN urls u ON u.id = p.url_id "
                              "WHERE p.run = ? ORDER BY p.rowid", (self.run,),
-                             lambda row: self._stored(row[0], tuple(row[1:]),
-                                                      with_links=False).record)
+                             lambda row: resumed_record(self._stored(
+                                 row[0], tuple(row[1:]), with_links=False)))
         skipped = StoredRows(db, "SELECT u.url, s.depth, s.reason FROM skipped s "
                              "JOIN urls u ON u.id = s.url_id", (),
                              lambda row: SkippedUrl(row[0], row[1], Verdict(row[2])))

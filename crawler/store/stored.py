@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Generic, TypeVar
 
+from crawler.core.dates import parse_http_date
 from crawler.core.errors import ErrorKind
 from crawler.core.records import PageRecord, SkippedUrl, Verdict
 from crawler.frontier.job import Job
@@ -127,6 +128,13 @@ def has_anchor_ids(facts: str | None) -> bool:
         return False
     values = json.loads(facts)
     return len(values) > ANCHOR_IDS and values[ANCHOR_IDS] is not None
+
+
+def resumed_record(page: StoredPage) -> PageRecord:
+    """A page an interrupted run finished, as the resumed run keeps it: with its
+    Last-Modified, which --compare-sitemap holds the live sitemap's lastmods to."""
+    page.record.last_modified = parse_http_date(page.last_modified)
+    return page.record
 
 
 def moment(epoch: int | None) -> datetime | None:

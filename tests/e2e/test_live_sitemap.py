@@ -15,7 +15,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from conftest import REPO, read_sitemaps, run_cli
+from conftest import REPO, interrupt_when, read_sitemaps, run_cli
 from siteserver import RunningServer
 
 pytestmark = pytest.mark.timeout(120)
@@ -126,6 +126,23 @@ def test_a_repeated_audit_whose_pages_answer_304_still_holds_lastmods_to_them(
     assert conditional >= 5  # the second audit asked for its pages only if changed
     assert findings[1] == findings[0]
     older = [item for item in findings[1] if item["problem"] == "older-than-last-modified"]
+    assert [(item["url"], item["last_modified"]) for item in older] == [
+        (site.url + "/", "2024-06-01T10:00:00Z")]
+
+
+def test_a_resumed_audit_holds_lastmods_to_the_pages_read_before_it_stopped(
+        tmp_path: Path) -> None:
+    report, state = tmp_path / "audit.json", tmp_path / "state.db"
+    with RunningServer("live-sitemap", {"/c.html": {"delay": 1.0}}) as site:
+        args = ["audit", site.url + "/", "--report", str(report), "--state", str(state),
+                "--concurrency", "1"]
+        interrupt_when(args, lambda: "/c.html" in site.paths(), settle=0.2)
+        site.log.clear()
+        resumed = run_cli(*args, "--resume")
+        assert resumed.code == 0, resumed.stderr
+        assert "/" not in site.paths()  # read before the interruption: not again
+    older = [item for item in _items(json.loads(report.read_text()), "sitemap-lastmod")
+             if item["problem"] == "older-than-last-modified"]
     assert [(item["url"], item["last_modified"]) for item in older] == [
         (site.url + "/", "2024-06-01T10:00:00Z")]
 
