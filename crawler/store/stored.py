@@ -86,7 +86,8 @@ FACTS = ("description", "h1", "h1_count", "word_count", "extracted", "render_why
          "raw_links", "render_notes", "structured_types", "structured_errors",
          "published", "headline", "videos", "video_problems",
          # --check-fragments: its links into anchors, and its anchors (None: not looked)
-         "fragment_links", "anchor_ids")
+         "fragment_links", "anchor_ids",
+         "alternates_dropped")  # hreflang alternates past the cap, counted
 ANCHOR_IDS = FACTS.index("anchor_ids")
 
 
@@ -98,8 +99,10 @@ def facts_json(record: PageRecord) -> str | None:
         values[published] = record.published.isoformat()
     if (values[3] is None and not record.extracted and record.render_why is None
             and record.published is None and record.headline is None
-            and record.videos is None and record.anchor_ids is None):
-        # neither an audit nor --extract, --render, --news, --videos, --check-fragments
+            and record.videos is None and record.anchor_ids is None
+            and not record.alternates_dropped):
+        # neither an audit nor --extract, --render, --news, --videos, --check-fragments,
+        # nor hreflang alternates past the cap
         return None
     return COMPACT_TEXT.encode(values)
 

@@ -390,6 +390,7 @@ def test_what_a_page_says_survives_a_304(tmp_path: Path) -> None:
     record.extracted = (("price", "12.50"), ("tags", ["a", "b"]))
     record.render_why, record.rendered, record.raw_links = "--render always", True, 0
     record.render_notes = (("links-added", "1", "http://h/b"),)
+    record.alternates_dropped = 7  # hreflang alternates past the cap, counted
     state.save(said)
     state.save(page("http://h/c", []))  # nothing said: nothing kept
     state.finish()
@@ -402,6 +403,7 @@ def test_what_a_page_says_survives_a_304(tmp_path: Path) -> None:
     assert kept.extracted == (("price", "12.50"), ("tags", ["a", "b"]))
     assert (kept.render_why, kept.rendered, kept.raw_links) == ("--render always", True, 0)
     assert kept.render_notes == (("links-added", "1", "http://h/b"),)
+    assert kept.alternates_dropped == 7
     plain = stored.previous("http://h/c")
     assert plain is not None and plain.record.word_count is None
     stored.close()
