@@ -35,11 +35,12 @@ import re
 from html import unescape
 from typing import Any
 
-from scan_experiment.scan import attribute_value  # the standard's attribute rules
+# the tag scanner's (bench/scan_experiment, on the path compare.py sets): the HTML
+# standard's attribute rules for references, and what a page's tags mean
+from extract_two_paths import facts_from
+from scan import Scanned, attribute_value
 
-from crawler.page.extract import PageFacts, _follow_refresh
-from crawler.urls.normalize import PageLinks, resolve_link
-from crawler.urls.robots import meta_directives
+from crawler.page.extract import PageFacts
 
 try:
     from lolhtml import HTMLRewriter
@@ -78,6 +79,10 @@ def _attr(element: object, name: str) -> str | None:
     return value
 
 
+def _attrs(element: object, names: tuple[str, ...]) -> dict[str, str]:
+    return {name: value for name in names if (value := _attr(element, name)) is not None}
+
+
 class _Reader:
     """lol_html's handlers for one page, and what they found.
 
@@ -91,9 +96,8 @@ class _Reader:
         self.a: list[tuple[str, str | None]] = []
         self.area: list[tuple[str, str | None]] = []
         self.base: str | None = None
-        self.canonicals: list[str] = []
-        self.alternates: list[tuple[str, str]] = []
-        self.metas: list[tuple[str | None, str | None, str]] = []
+        self.head_links: list[dict[str, str]] = []  # the head's canonical and hreflang links
+        self.metas: list[dict[str, str]] = []
         self.title: list[str] | None = None
         self._title_open = False
         self._claimed = False  # a head child's text chunk, seen before the head's handler
@@ -126,9 +130,7 @@ class _Reader:
             self.base = _attr(element, "href")
 
     def _meta(self, element: object) -> None:
-        content = _attr(element, "content")
-        if content is not None:
-            self.metas.append((_attr(element, "name"), _attr(element, "http-equiv"), content))
+        self.metas.append(_attrs(element, ("name", "http-equiv", "content")))
 
     def _claim(self, _chunk: object) -> None:
         self._claimed = True
@@ -160,13 +162,7 @@ class _Reader:
 
     def _head_link_element(self, element: object) -> None:
         self._head_link = True
-        rel, href = _attr(element, "rel"), _attr(element, "href")
-        if rel and href is not None:
-            rels = rel.lower().split()
-            if "canonical" in rels:
-                self.canonicals.append(href)
-            elif "alternate" in rels and (code := _attr(element, "hreflang")) is not None:
-                self.alternates.append((code, href))
+        self.head_links.append(_attrs(element, ("rel", "href", "hreflang")))
 
     def _any_link(self, element: object) -> None:
         if self._head_link:
@@ -224,37 +220,11 @@ def title_text(chunks: list[str] | None) -> str | None:
 
 
 def facts_from_tokens(tokens: Any, page_url: str, token: str) -> PageFacts:
-    """``extract``'s answer for a plain crawl from what the tokens found: the same
-    steps as the tree's (crawler/page/extract.py), in the same order."""
-    facts = PageFacts()
-    base = page_url
-    if tokens.base is not None:
-        base = resolve_link(page_url, tokens.base) or page_url
-    seen: set[str] = set()
-    links = facts.links
-    resolve = PageLinks(base).resolve
-    for found in (tokens.a, tokens.area):
-        for href, rel in found:
-            if rel and "nofollow" in rel.lower().split():
-                facts.nofollow_links += 1
-                continue
-            url = resolve(href)
-            if url is not None and url not in seen:
-                seen.add(url)
-                links.append(url)
-    canonicals = {resolve(href) for href in tokens.canonicals}
-    if len(canonicals) == 1:
-        facts.canonical = canonicals.pop()
-    facts.alternates = [(code.strip(), resolve(href)) for code, href in tokens.alternates]
-    robots: list[str] = []
-    refresh: str | None = None
-    for name, equiv, content in tokens.metas:
-        if name is not None and name.strip().lower() in ("robots", token):
-            robots.append(content)
-        if refresh is None and equiv is not None and equiv.strip().lower() == "refresh":
-            refresh = content
-    facts.directives = meta_directives(robots)
-    if refresh is not None:
-        _follow_refresh(refresh, base, facts, seen)
+    """``extract``'s answer for a plain crawl from what the tokens found: what they
+    mean is read as for the tag scanner (scan_experiment), the title as
+    ``extract`` collapses it (ASCII whitespace only)."""
+    found = Scanned(anchors=tokens.a, areas=tokens.area, base=tokens.base,
+                    head_links=tokens.head_links, metas=tokens.metas)
+    facts = facts_from(found, page_url, token)
     facts.title = title_text(tokens.title)
     return facts
