@@ -22,6 +22,9 @@ from crawler.core.errors import ConfigError, StorageError
 # 4: the anchor text of each outlink, for audits (pages.anchors)
 # 5: what a page says of itself and how it was read (pages.facts: description, h1,
 #    words, --extract values, rendering), so a 304 replays it into the report
+# 6: a page's rows of the link graph, for --links (pages.edges); pages.facts also
+#    keeps its anchors and links into them (--check-fragments) and its count of
+#    hreflang alternates past the cap
 SCHEMA_VERSION = "6"
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _WHAT_TO_DO = "use --state with another file, or delete it to start afresh"

@@ -81,7 +81,8 @@ def epoch(moment: datetime | None) -> int | None:
     return int(moment.timestamp()) if moment is not None else None
 
 
-# what pages.facts keeps of a record (schema 5; the anchors' two since schema 6)
+# what pages.facts keeps of a record (schema 5; the last three since schema 6, read as
+# absent from a file written before)
 FACTS = ("description", "h1", "h1_count", "word_count", "extracted", "render_why", "rendered",
          "raw_links", "render_notes", "structured_types", "structured_errors",
          "published", "headline", "videos", "video_problems",
