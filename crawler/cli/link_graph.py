@@ -53,17 +53,17 @@ def write_link_graph(path: Path, result: CrawlResult) -> int:
         return _parquet(path, rows)
     from crawler.audit.report import spreadsheet_safe
 
-    count = 0
+    safe = spreadsheet_safe
     with atomic_text(path) as out:
         writer = csv.writer(out, lineterminator="\r\n")
         writer.writerow(COLUMNS)
-        for row in rows:
-            writer.writerow(["" if value is None else
-                             ("yes" if value else "no") if isinstance(value, bool) else
-                             spreadsheet_safe(value) if isinstance(value, str) else value
-                             for value in row])
-            count += 1
-    return count
+        # each column as what it holds: strings a spreadsheet must not read as
+        # formulas, the scope as yes/no, a status or an error where there is one
+        writer.writerows((safe(source), safe(target), safe(anchor), safe(rel),
+                          "yes" if inside else "no", "" if status is None else status,
+                          "" if error is None else safe(error))
+                         for source, target, anchor, rel, inside, status, error in rows)
+    return result.links.count
 
 
 def _rows(result: CrawlResult) -> Iterator[tuple[Any, ...]]:
