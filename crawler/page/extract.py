@@ -40,6 +40,7 @@ _HREFLANG_PARAM = re.compile(r"""hreflang\s*=\s*(?:"([^"]*)"|([^\s;,]+))""", re.
 
 # the rel values the link graph reports: what search engines read of a link
 LINK_RELS = frozenset({"nofollow", "ugc", "sponsored"})
+_UNRESOLVED: Any = object()  # an href not resolved yet (resolving gives None for some)
 MAX_EDGES = 5000  # link-graph rows a page gives; a page of 100,000 links is a trap
 
 
@@ -136,12 +137,15 @@ def extract(
             if hrefs is not None:
                 hrefs.append(href)  # the fingerprint's links, without a walk of its own
             rel = attrs.get("rel")
+            url: str | None = _UNRESOLVED
             if edges and len(facts.edges) < MAX_EDGES:
-                _edge(facts.edges, resolve(href), node, attrs, rel)
+                url = resolve(href)  # once: the link graph's row, then the link
+                _edge(facts.edges, url, node, attrs, rel)
             if rel and "nofollow" in rel.lower().split():
                 facts.nofollow_links += 1
                 continue
-            url = resolve(href)
+            if url is _UNRESOLVED:
+                url = resolve(href)
             if fragments and url is not None and "#" in href:
                 fragment = fragment_of(href)
                 if fragment is not None:
