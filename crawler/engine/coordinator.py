@@ -383,11 +383,12 @@ class _Coordinator:
             if self.state is not None and (self.result.referrers is not None
                                            or self.result.links is not None):
                 # who linked where before the interruption, from what the state kept
-                stored = self.state.previous(record.url)
+                stored = self.state.previous(
+                    record.url, with_links=self.result.referrers is not None)
                 if stored is not None:
                     books.refer(stored.links, stored.anchors)
                     if self.result.links is not None and stored.edges is not None:
-                        self._graph(self.result.links, record.url, stored.edges, [], {})
+                        self._graph(self.result.links, record.url, stored.edges)
         self.outside.load(point.outside)
         for item in point.skipped:
             if item.reason in OUTSIDE:
@@ -441,8 +442,7 @@ class _Coordinator:
         books.keep(record)
         books.refer(outcome.links, outcome.anchors)
         if self.result.links is not None:
-            self._graph(self.result.links, record.url, outcome.edges, outcome.links,
-                        outcome.anchors)
+            self._graph(self.result.links, record.url, outcome.edges)
         if record.video_problems and record.verdict is Verdict.LISTED:
             self.result.stats.videos_left_out += len(record.video_problems)
         if self.adding is not None:
@@ -464,14 +464,13 @@ class _Coordinator:
                 consider(alternate, job.depth + 1)
         self._accepted(record)
 
-    def _graph(self, graph: LinkSpool, url: str, edges: list[tuple[str, str, str]],
-               links: list[str], anchors: dict[str, str]) -> None:
-        """--links: the page's rows of the link graph (a page without rows of its own,
-        from a state older than --links kept them, gives its followed links)."""
+    def _graph(self, graph: LinkSpool, url: str, edges: list[tuple[str, str, str]]
+               ) -> None:
+        """--links: the page's rows of the link graph, read from it or, for a 304 or a
+        resumed run, kept with it in the state."""
         clean = self.filters.clean  # targets spelled as the records are (--strip-param)
-        rows = ([(clean(target), text, rel) for target, text, rel in edges]
-                or [(link, anchors.get(link, ""), "") for link in links])
-        graph.add(url, rows, self.scope.contains)
+        graph.add(url, [(clean(target), text, rel) for target, text, rel in edges],
+                  self.scope.contains)
 
     def _held_to_live_sitemap(self, outcome: PageOutcome) -> None:
         """--compare-sitemap holds the live sitemap's lastmods to each page's
