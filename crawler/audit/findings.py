@@ -7,6 +7,7 @@ that carry them ("found on"), so the report answers "where do I fix it?".
 
 from __future__ import annotations
 
+from bisect import insort
 from collections import defaultdict
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -34,7 +35,7 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
     The records are read once, in crawl order: on a site of a million pages they are
     on disk (:mod:`crawler.store.record_store`), and every pass costs seconds."""
     records, skipped = RecordStore.of(result.records), SkippedStore.of(result.skipped)
-    where = _found_on(result, records)
+    where = _found_on(result)
     referrers = result.referrers
 
     def linked(url: str) -> bool:
@@ -52,15 +53,14 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
     videos: list[dict] = []
     noindex: list[dict] = []
     rendering = RenderFindings()
-    # (target, fragment) -> [how many pages link there, the first five of them]
+    # (target, fragment) -> [how many pages link there, the first five of them by URL]
     pointing: dict[tuple[str, str], list[Any]] = {}
     for record in records:
         rendering.add(record)
         for link in record.fragment_links:
             entry = pointing.setdefault(link, [0, []])
             entry[0] += 1
-            if len(entry[1]) < 5:
-                entry[1].append(record.url)
+            _among_first(entry[1], record.url)
         url, verdict = record.url, record.verdict
         if (record.error is not None or (record.status or 0) >= 400) and linked(url):
             broken.append({"url": url, "status": record.status,
@@ -95,16 +95,17 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
                                "errors": list(record.structured_errors)})
         if verdict is Verdict.NOINDEX and linked(url):
             noindex.append({"url": url, **where(url)})
+    # Items by URL, so a report reads the same whichever page came first: pages are
+    # read concurrently, and the records are in the order they were answered.
     computed = {
-        "broken-links": broken,
-        "redirected-links": redirected,
+        "broken-links": _by_url(broken),
+        "redirected-links": _by_url(redirected),
         "duplicates": _duplicates(records),
-        "canonical-problems": canonicals,
-        "titles": missing_titles + empty_titles + [
+        "canonical-problems": _by_url(canonicals),
+        "titles": _by_url(missing_titles) + _by_url(empty_titles) + [
             {"title": title, "problem": "duplicate-title", "urls": sorted(urls)}
             for title, urls in sorted(records.groups("html_title"))],  # type: ignore[arg-type]
-        "noindex-linked": noindex,
-        # what pages say: by URL, so a report reads the same whichever page came first
+        "noindex-linked": _by_url(noindex),
         "missing-descriptions": _by_url(no_description),
         "duplicate-descriptions": [
             {"description": description, "urls": sorted(urls)}  # type: ignore[arg-type]
@@ -124,6 +125,15 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
 
 def _by_url(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(items, key=lambda item: item["url"])
+
+
+def _among_first(pages: list[str], page: str) -> None:
+    """Keep ``page`` in ``pages`` if it is among the first five in URL order."""
+    if page in pages or (len(pages) >= 5 and page >= pages[-1]):
+        return
+    if len(pages) >= 5:
+        pages.pop()
+    insort(pages, page)
 
 
 def _external(result: CrawlResult, where: Callable[[str], dict[str, Any]]
@@ -177,15 +187,14 @@ def findings_by_url(found: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
     return named
 
 
-def _found_on(result: CrawlResult, records: RecordStore) -> Callable[[str], dict[str, Any]]:
+def _found_on(result: CrawlResult) -> Callable[[str], dict[str, Any]]:
     referrers = result.referrers
 
     def where(url: str) -> dict[str, Any]:
         if referrers is None:
             return {"linked_from": 0, "found_on": []}
         count, first, anchor = referrers.entry(url)
-        return {"linked_from": count, "found_on": [records.url_at(index) for index in first],
-                "anchor": anchor}
+        return {"linked_from": count, "found_on": first, "anchor": anchor}
     return where
 
 

@@ -70,7 +70,8 @@ class RenderFindings:
         errors = sorted(self.errors, key=lambda item: (
             _ERROR_ORDER.get(item["error"].split(":")[0], 9),
             item["error"] != "robots-blocked:script", item["url"]))
-        return {"rendered-links": self.links, "render-changes": self.changes,
+        return {"rendered-links": sorted(self.links, key=lambda item: item["url"]),
+                "render-changes": sorted(self.changes, key=lambda item: item["url"]),
                 "render-errors": errors}
 
     def summary(self) -> dict[str, Any]:

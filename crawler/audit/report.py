@@ -84,7 +84,7 @@ def iter_rows(result: CrawlResult) -> Iterator[dict[str, Any]]:
             count, first, anchor = (linked_entry if linked_url == url and linked_entry
                                     else (0, [], None))
             row["linked_from"] = count
-            row["found_on"] = [records.url_at(page) for page in first]
+            row["found_on"] = first
             row["anchor"] = anchor
         yield row
 

@@ -87,13 +87,12 @@ class Bookkeeping:
                                   if not image.startswith(origin + "/")
                                   or self.policy.allows(image))
 
-    def refer(self, links: list[str], anchors: dict[str, str]) -> None:
-        """Who links where (audits): the last record kept links to ``links``."""
+    def refer(self, page: str, links: list[str], anchors: dict[str, str]) -> None:
+        """Who links where (audits): the page at ``page`` links to ``links``."""
         referrers, contains, clean = self.result.referrers, self.scope.contains, \
             self.filters.clean
         if referrers is None:
             return
-        page = len(self.result.records) - 1
         outside_too = self.outside_too
         for link in links:
             cleaned = clean(link)

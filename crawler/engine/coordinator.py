@@ -386,7 +386,7 @@ class _Coordinator:
                 stored = self.state.previous(
                     record.url, with_links=self.result.referrers is not None)
                 if stored is not None:
-                    books.refer(stored.links, stored.anchors)
+                    books.refer(record.url, stored.links, stored.anchors)
                     if self.result.links is not None and stored.edges is not None:
                         self._graph(self.result.links, record.url, stored.edges)
         self.outside.load(point.outside)
@@ -440,7 +440,7 @@ class _Coordinator:
         record.fingerprint = outcome.content_hash
         books.keep_unlisted(record)
         books.keep(record)
-        books.refer(outcome.links, outcome.anchors)
+        books.refer(record.url, outcome.links, outcome.anchors)
         if self.result.links is not None:
             self._graph(self.result.links, record.url, outcome.edges)
         if record.video_problems and record.verdict is Verdict.LISTED:

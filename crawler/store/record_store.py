@@ -29,7 +29,6 @@ from crawler.core.records import PageRecord, Verdict
 from crawler.store.spill import SpillingList, sort_key
 
 RECORDS_IN_MEMORY = 50_000
-_URLS_REMEMBERED = 10_000
 _FIELDS = tuple(field.name for field in fields(PageRecord))
 _SCHEMA = """
 CREATE TABLE records (i INTEGER PRIMARY KEY, url BLOB, listed INTEGER, fingerprint BLOB,
@@ -123,7 +122,6 @@ class RecordStore(SpillingList[PageRecord]):
                          else keep)
         self._listed_urls: set[str] | None = None
         self._by_url: dict[str, int] | None = None
-        self._urls: dict[int, str] = {}  # index -> URL, for url_at
 
     def _row(self, index: int, item: PageRecord) -> tuple:
         return _row(index, item)
@@ -143,7 +141,6 @@ class RecordStore(SpillingList[PageRecord]):
             self._listed_urls = None
             return
         self._flush()
-        self._urls.pop(index, None)
         self._db.execute("UPDATE records SET url = ?, listed = ?, fingerprint = ?, "
                          "html_title = ?, html_description = ?, declares = ?, media = ?, "
                          "data = ? "
@@ -166,22 +163,6 @@ class RecordStore(SpillingList[PageRecord]):
         if row is None:
             raise IndexError(index)
         return _unpack(row[0])
-
-    def url_at(self, index: int) -> str:
-        """The URL of the record at ``index``: what a report's "found on" column names,
-        asked for the same few pages (the navigation) again and again, so remembered."""
-        if self._db is None:
-            return self._memory[index].url
-        url = self._urls.get(index)
-        if url is None:
-            row = next(self._query("SELECT url FROM records WHERE i = ?", (index,),
-                                   by_url=False), None)
-            if row is None:
-                raise IndexError(index)
-            if len(self._urls) >= _URLS_REMEMBERED:
-                self._urls.clear()
-            url = self._urls[index] = row[0].decode("utf-8", "surrogatepass")
-        return url
 
     def find(self, url: str) -> tuple[int, PageRecord] | None:
         """The index and record of ``url`` (the last, should it have been fetched twice)."""

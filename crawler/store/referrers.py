@@ -1,24 +1,28 @@
-"""Who links to each in-scope URL: a count and the first five pages, in ints.
+"""Who links to each in-scope URL: a count, five of the pages and an anchor.
 
 An audit's first question is "which pages link to this broken URL?". Keeping
 every link as a pair of strings would cost more than the crawl itself, so a
-URL keeps one small list: how many pages link to it, then the record indices
-(ints) of the first five, in the order the crawl met them; and the anchor
-text of the first link, kept apart.
+URL keeps one small list: how many pages link to it, then the first five of
+those pages in URL order (the URLs the records already hold, not copies);
+and the anchor text of the link on the first of them, kept apart. URL order,
+not the order the crawl met them in: pages are read concurrently and finish
+in a different order each run, and two audits of an unchanged site must name
+the same pages.
 
 That is still an entry per linked URL, so it grows with the site. Past
 :data:`REFERRERS_IN_MEMORY` URLs (``SITEMAP_CRAWLER_REFERRERS_IN_MEMORY``) the
 entries are written to a temporary SQLite file as one chunk and memory starts
 again empty. A URL linked from the whole site has a row in several chunks;
-read back in chunk order they add up to what one dict would have held: the
-counts sum, the first five pages are the first five of the chunks in order,
-and the anchor is the earliest chunk's (the first link's).
+read back they add up to what one dict would have held: the counts sum, the
+five pages are the first five of all the chunks' in URL order, and the
+anchor is the one beside the first of them.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
-from array import array
+from bisect import insort
 from collections.abc import Iterator
 from itertools import groupby
 from operator import itemgetter
@@ -28,25 +32,27 @@ from crawler.store.spill import sort_key, temp_database
 
 FOUND_ON = 5
 REFERRERS_IN_MEMORY = 100_000
-_SCHEMA = ("CREATE TABLE chunks (url BLOB, chunk INTEGER, count INTEGER, pages BLOB, "
+_SCHEMA = ("CREATE TABLE chunks (url BLOB, chunk INTEGER, count INTEGER, pages TEXT, "
            "anchor TEXT);")
 
-# How a URL is linked: how many links, the first pages (record indices), the first anchor.
-Entry = tuple[int, list[int], str | None]
+# How a URL is linked: how many links, the first pages in URL order, the anchor on the
+# first of them.
+Entry = tuple[int, list[str], str | None]
 
 
 class Referrers:
     def __init__(self, keep: int | None = None) -> None:
         self._keep = (memory_limit("REFERRERS_IN_MEMORY", REFERRERS_IN_MEMORY) if keep is None
                       else keep)
-        self._pages: dict[str, list[int]] = {}  # url -> [count, page index, ...]
+        self._pages: dict[str, list] = {}  # url -> [count, page URL, ...] (sorted)
         self._anchors: dict[str, str] = {}
         self._db: sqlite3.Connection | None = None
         self._chunk = 0
         self._indexed = False
         self._last: tuple[str, Entry] | None = None
 
-    def add(self, url: str, page: int, anchor: str | None) -> None:
+    def add(self, url: str, page: str, anchor: str | None) -> None:
+        """One link to ``url`` on the page at ``page`` (each page's links once)."""
         self._last = None
         entry = self._pages.get(url)
         if entry is None:
@@ -57,15 +63,23 @@ class Referrers:
                 self._anchors[url] = anchor
             return
         entry[0] += 1
-        if len(entry) <= FOUND_ON:
-            entry.append(page)
+        if (len(entry) > FOUND_ON and page >= entry[-1]) or page in entry:
+            return  # not among the first five (or two links that clean to one URL)
+        if len(entry) > FOUND_ON:
+            entry.pop()
+        insort(entry, page, 1)
+        if entry[1] == page:  # the first page now: its link's anchor
+            if anchor:
+                self._anchors[url] = anchor
+            else:
+                self._anchors.pop(url, None)
 
     def _write_chunk(self) -> None:
         if self._db is None:
             self._db = temp_database("referrers", _SCHEMA)
         chunk, anchors = self._chunk, self._anchors
         self._db.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?)", (
-            (sort_key(url), chunk, entry[0], array("q", entry[1:]).tobytes(), anchors.get(url))
+            (sort_key(url), chunk, entry[0], json.dumps(entry[1:]), anchors.get(url))
             for url, entry in self._pages.items()))
         self._pages, self._anchors = {}, {}
         self._chunk += 1
@@ -138,16 +152,20 @@ class Referrers:
             self._db = None
 
 
-def _combined(rows: list[tuple[bytes, int, bytes, str | None]]) -> Entry:
-    """One URL's chunks (url, count, pages, anchor), in chunk order, as one entry."""
-    pages: list[int] = []
-    for _url, _count, packed, _anchor in rows:
-        if len(pages) < FOUND_ON:
-            pages.extend(array("q", packed))
-    return sum(row[1] for row in rows), pages[:FOUND_ON], rows[0][3]
+def _combined(rows: list[tuple[bytes, int, str, str | None]]) -> Entry:
+    """One URL's chunks (url, count, pages, anchor) as one entry."""
+    return _merged([(count, json.loads(pages), anchor) for _url, count, pages, anchor in rows])
 
 
 def _then(earlier: Entry, later: Entry) -> Entry:
-    """Two entries of one URL, the earlier's links met first, as one: counts add up,
-    the first pages are the earlier's then the later's, the anchor is the first link's."""
-    return earlier[0] + later[0], (earlier[1] + later[1])[:FOUND_ON], earlier[2]
+    """Two entries of one URL (from disk, from memory) as one."""
+    return _merged([earlier, later])
+
+
+def _merged(entries: list[Entry]) -> Entry:
+    """Counts add up; the five pages are the first five of all in URL order; the anchor
+    is the one its entry kept beside the first of them."""
+    pages = sorted({page for _count, first, _anchor in entries for page in first})[:FOUND_ON]
+    anchor = next((kept for _count, first, kept in entries if first and first[0] == pages[0]),
+                  None) if pages else None
+    return sum(entry[0] for entry in entries), pages, anchor

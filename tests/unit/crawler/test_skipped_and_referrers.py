@@ -35,15 +35,22 @@ def test_skipped_urls_answer_alike_on_disk(keep: int, tmp_path: Path,
     store.close()
 
 
-def _links(seed: int) -> list[tuple[str, int, str | None]]:
+def _page(number: int) -> str:
+    return f"http://s.test/p{number:03d}"
+
+
+def _links(seed: int) -> list[tuple[str, str, str | None]]:
     """A crawl's links: navigation on every page, and a long tail of pages linked once
-    or twice, with and without anchor text."""
+    or twice, with and without anchor text; the pages in the order a concurrent crawl
+    might finish them, not in URL order."""
     rng = random.Random(seed)
+    order = list(range(300))
+    rng.shuffle(order)
     links = []
-    for page in range(300):
+    for page in order:
         for target in ("/", "/about", "/contact", f"/p{page + 1}", f"/p{rng.randrange(400)}"):
             anchor = rng.choice([None, "", f"to {target} from {page}"])
-            links.append((f"http://s.test{target}", page, anchor))
+            links.append((f"http://s.test{target}", _page(page), anchor))
     return links
 
 
@@ -62,7 +69,34 @@ def test_who_links_where_adds_up_the_same_from_chunks(keep: int) -> None:
     linked = sorted(urls - {"http://s.test/never"})
     assert list(chunked.in_url_order()) == [(url, memory.entry(url)) for url in linked]
     assert list(memory.in_url_order()) == [(url, memory.entry(url)) for url in linked]
-    nav = memory.entry("http://s.test/about")
-    assert nav[0] == 300 and nav[1] == list(range(FOUND_ON))
     assert memory.entry("http://s.test/never") == (0, [], None)
     chunked.close()
+
+
+@pytest.mark.parametrize("keep", [0, 7, 10**9])
+def test_the_pages_named_are_the_first_five_in_url_order(keep: int) -> None:
+    """Whatever order the pages were read in: two runs of one site name the same."""
+    for seed in (1, 2):
+        links = _links(seed)
+        referrers = Referrers(keep=keep)
+        for url, page, anchor in links:
+            referrers.add(url, page, anchor)
+        for url in {url for url, _page, _anchor in links}:
+            pages = [page for target, page, _anchor in links if target == url]
+            count, first, anchor = referrers.entry(url)
+            assert count == len(pages)
+            assert first == sorted(set(pages))[:FOUND_ON]
+            # the anchor is the one on the first page named, if that link had text
+            assert anchor == (next(text for target, page, text in links
+                                   if target == url and page == first[0]) or None)
+        nav = referrers.entry("http://s.test/about")
+        assert nav[0] == 300 and nav[1] == [_page(number) for number in range(FOUND_ON)]
+        referrers.close()
+
+
+def test_two_links_of_one_page_to_one_url_name_the_page_once() -> None:
+    referrers = Referrers()
+    for page in ("http://s.test/b", "http://s.test/a", "http://s.test/a"):
+        referrers.add("http://s.test/x", page, "text " + page[-1])
+    assert referrers.entry("http://s.test/x") == (3, ["http://s.test/a", "http://s.test/b"],
+                                                  "text a")
