@@ -7,7 +7,6 @@ that carry them ("found on"), so the report answers "where do I fix it?".
 
 from __future__ import annotations
 
-from bisect import insort
 from collections import defaultdict
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -18,6 +17,7 @@ from crawler.audit.render_findings import RenderFindings
 from crawler.core.records import PageRecord, Verdict
 from crawler.engine.result import CrawlResult
 from crawler.store.record_store import RecordStore
+from crawler.store.referrers import among_first
 from crawler.store.skipped_store import SkippedStore
 
 REDIRECTS = (Verdict.REDIRECT, Verdict.REDIRECT_LOOP)
@@ -60,7 +60,7 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
         for link in record.fragment_links:
             entry = pointing.setdefault(link, [0, []])
             entry[0] += 1
-            _among_first(entry[1], record.url)
+            among_first(entry[1], record.url)
         url, verdict = record.url, record.verdict
         if (record.error is not None or (record.status or 0) >= 400) and linked(url):
             broken.append({"url": url, "status": record.status,
@@ -125,15 +125,6 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
 
 def _by_url(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(items, key=lambda item: item["url"])
-
-
-def _among_first(pages: list[str], page: str) -> None:
-    """Keep ``page`` in ``pages`` if it is among the first five in URL order."""
-    if page in pages or (len(pages) >= 5 and page >= pages[-1]):
-        return
-    if len(pages) >= 5:
-        pages.pop()
-    insort(pages, page)
 
 
 def _external(result: CrawlResult, where: Callable[[str], dict[str, Any]]

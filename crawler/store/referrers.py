@@ -52,7 +52,7 @@ class Referrers:
         self._last: tuple[str, Entry] | None = None
 
     def add(self, url: str, page: str, anchor: str | None) -> None:
-        """One link to ``url`` on the page at ``page`` (each page's links once)."""
+        """One link to ``url`` on the page at ``page``."""
         self._last = None
         entry = self._pages.get(url)
         if entry is None:
@@ -63,12 +63,7 @@ class Referrers:
                 self._anchors[url] = anchor
             return
         entry[0] += 1
-        if (len(entry) > FOUND_ON and page >= entry[-1]) or page in entry:
-            return  # not among the first five (or two links that clean to one URL)
-        if len(entry) > FOUND_ON:
-            entry.pop()
-        insort(entry, page, 1)
-        if entry[1] == page:  # the first page now: its link's anchor
+        if among_first(entry, page, 1) and entry[1] == page:  # the first now: its anchor
             if anchor:
                 self._anchors[url] = anchor
             else:
@@ -150,6 +145,18 @@ class Referrers:
         if self._db is not None:
             self._db.close()
             self._db = None
+
+
+def among_first(pages: list, page: str, start: int = 0) -> bool:
+    """Keep ``page`` in ``pages[start:]`` (sorted) if it is among the first
+    :data:`FOUND_ON` in URL order; whether it was added (a page is named once, though
+    two of its links may clean to one URL)."""
+    if page in pages or (len(pages) - start >= FOUND_ON and page >= pages[-1]):
+        return False
+    if len(pages) - start >= FOUND_ON:
+        pages.pop()
+    insort(pages, page, start)
+    return True
 
 
 def _combined(rows: list[tuple[bytes, int, str, str | None]]) -> Entry:
