@@ -151,9 +151,11 @@ def among_first(pages: list, page: str, start: int = 0) -> bool:
     """Keep ``page`` in ``pages[start:]`` (sorted) if it is among the first
     :data:`FOUND_ON` in URL order; whether it was added (a page is named once, though
     two of its links may clean to one URL)."""
-    if page in pages or (len(pages) - start >= FOUND_ON and page >= pages[-1]):
+    full = len(pages) - start >= FOUND_ON
+    # the usual answer first: a navigation link's URL has its five after a few pages
+    if (full and page >= pages[-1]) or page in pages:
         return False
-    if len(pages) - start >= FOUND_ON:
+    if full:
         pages.pop()
     insort(pages, page, start)
     return True
