@@ -129,10 +129,14 @@ def _by_url(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _external(result: CrawlResult, where: Callable[[str], dict[str, Any]]
               ) -> dict[str, list[dict[str, Any]]]:
-    """broken-external-links, redirected-external-links, expiring-certificates."""
-    broken, redirected = [], []
+    """broken-external-links, redirected-external-links, unchecked-external-links (not
+    asked: the phase's deadline came first, or the network rule keeps the address
+    closed), expiring-certificates."""
+    broken, redirected, unchecked = [], [], []
     for check in sorted(result.external or [], key=lambda check: check.url):
-        if check.broken:
+        if check.unchecked:
+            unchecked.append({"url": check.url, "reason": check.error, **where(check.url)})
+        elif check.broken:
             broken.append({"url": check.url, "status": check.status, "error": check.error,
                            **where(check.url)})
         elif check.final_url is not None:
@@ -144,7 +148,7 @@ def _external(result: CrawlResult, where: Callable[[str], dict[str, Any]]
                                     1)}
                 for cert in sorted(result.expiring, key=lambda cert: cert.expires)]
     return {"broken-external-links": broken, "redirected-external-links": redirected,
-            "expiring-certificates": expiring}
+            "unchecked-external-links": unchecked, "expiring-certificates": expiring}
 
 
 def _broken_fragments(pointing: dict[tuple[str, str], list[Any]], records: RecordStore,

@@ -8,7 +8,7 @@ LIVE_FINDINGS = ("non-indexable-in-sitemap", "orphans", "missing-from-sitemap",
                  "sitemap-lastmod", "sitemap-errors", "deprecated-sitemap-tags")
 # --check-external (on in audits): links that leave the crawl, and their origins' certificates
 EXTERNAL_FINDINGS = ("broken-external-links", "redirected-external-links",
-                     "expiring-certificates", "broken-fragments")
+                     "unchecked-external-links", "expiring-certificates", "broken-fragments")
 # what pages say of themselves (read for every audit)
 PAGE_FINDINGS = ("missing-descriptions", "duplicate-descriptions", "missing-h1", "multiple-h1",
                  "structured-data-errors", "incomplete-videos")

@@ -18,12 +18,16 @@ import urllib.parse
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from crawler.cli import failure
 from crawler.cli.failure import EXIT_INDEXNOW, EXIT_USAGE, Failure
 from sitemap_writer import INDEX_NAME, SitemapEntry, read_sitemap
+
+if TYPE_CHECKING:
+    from crawler.http.address_rule import NetworkRule
 
 
 @dataclass(slots=True)
@@ -134,9 +138,14 @@ def _w3c(entry: SitemapEntry) -> str | None:
 
 def announce(plan: IndexNowPlan, previous: PreviousSitemap,
              entries: Callable[[], Iterable[SitemapEntry]], base_url: str,
-             user_agent: str, echo: Callable[[str], None]) -> int:
-    """Send (or with --indexnow-dry-run, print) what changed; the exit code."""
+             user_agent: str, echo: Callable[[str], None], rule: NetworkRule | None = None
+             ) -> int:
+    """Send (or with --indexnow-dry-run, print) what changed; the exit code. Both the key
+    file and the endpoint are asked under the crawl's network ``rule``."""
+    from crawler.http.address_rule import NetworkRule as Rule
     from crawler.http.indexnow import IndexNowError, Submission, key_file_holds_key, submit
+
+    rule = rule or Rule.open()
 
     if previous.exists:
         changes = previous.changes(entries())
@@ -162,14 +171,14 @@ def announce(plan: IndexNowPlan, previous: PreviousSitemap,
         return 0
     origin = base_url[: base_url.index("/", base_url.index("//") + 2)]
     key_file = plan.key_location or f"{origin}/{plan.key}.txt"
-    problem = key_file_holds_key(key_file, plan.key, user_agent)
+    problem = key_file_holds_key(key_file, plan.key, user_agent, rule)
     if problem is not None:
         return failure.fail(f"IndexNow: nothing sent: {problem} ({key_file}); put a file "
                             "named after the key, holding the key, at the site's root, or "
                             "name it with --indexnow-key-location", EXIT_INDEXNOW)
     try:
         sent = submit(Submission(plan.endpoint, host, plan.key, plan.key_location,
-                                 user_agent), changes.urls())
+                                 user_agent, rule=rule), changes.urls())
     except IndexNowError as exc:
         return failure.fail(f"IndexNow: {exc} ({exc.sent} of {len(changes)} URL(s) sent)",
                             EXIT_INDEXNOW)

@@ -14,6 +14,7 @@ from crawler.config import (
     DEFAULT_CERT_WARN_DAYS,
     DEFAULT_CONCURRENCY,
     DEFAULT_EXTERNAL_CACHE_DAYS,
+    DEFAULT_EXTERNAL_DEADLINE,
     DEFAULT_EXTERNAL_RATE,
     DEFAULT_EXTERNAL_TIMEOUT,
     DEFAULT_INDEXNOW_ENDPOINT,
@@ -225,8 +226,16 @@ CRAWL_OPTIONS = [
     click.option("--external-cache-days", type=FINITE, default=DEFAULT_EXTERNAL_CACHE_DAYS,
                   show_default=True, help="With --state: reuse a check this recent instead "
                   "of asking again (0: always ask)."),
+    click.option("--external-deadline", type=FINITE, default=DEFAULT_EXTERNAL_DEADLINE,
+                  show_default=True, help="Seconds the whole external check may take; links "
+                  "not checked by then are reported not-checked (0: no deadline)."),
     click.option("--max-external", type=int, default=DEFAULT_MAX_EXTERNAL, show_default=True,
                   help="Distinct external URLs checked; the rest are counted."),
+    click.option("--allow-private-network", is_flag=True,
+                  help="Let links, redirects, sitemaps and rendered pages reach loopback, "
+                  "private and link-local addresses (cloud metadata included) even when "
+                  "the start URL is public. Off: only the start URL's own class of "
+                  "address is open. Risky on a site you do not trust."),
     click.option("--cert-warn-days", type=int, default=DEFAULT_CERT_WARN_DAYS,
                   show_default=True, help="Report https origins (checked links) whose "
                   "certificate expires within this many days."),

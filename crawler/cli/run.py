@@ -282,13 +282,15 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
         print_summary(display, result, written, time.monotonic() - started, out_dir)
     if indexnow is not None and previous is not None:
         from crawler.cli.indexnow_run import announce
+        from crawler.http.address_rule import rule_for_config
 
         try:
             return announce(
                 indexnow, previous,
                 (lambda: sitemap_entries(listed, alternates, hints)) if spilled else
                 (lambda: entries), base, config.user_agent,
-                lambda line: display.console.print(line, markup=False) if not quiet else None)
+                lambda line: display.console.print(line, markup=False) if not quiet else None,
+                rule_for_config(config))
         finally:
             previous.close()
     return EXIT_OK

@@ -44,6 +44,11 @@ DEFAULT_EXTERNAL_RATE = 1.0
 DEFAULT_EXTERNAL_TIMEOUT = 10.0
 DEFAULT_EXTERNAL_CACHE_DAYS = 1.0
 DEFAULT_MAX_EXTERNAL = 10_000
+# --external-deadline: the whole external phase, in seconds (0: none); what is left
+# then is reported not-checked. Ten minutes is ~600 links on one origin at the default
+# --external-rate, thousands spread over many: a large site's audit ends within a
+# coffee break however many links it has, and says what it did not get to.
+DEFAULT_EXTERNAL_DEADLINE = 600.0
 # an https origin whose certificate expires within this many days is reported
 DEFAULT_CERT_WARN_DAYS = 14
 # --render: whether pages are loaded in a browser before they are read (crawler.render)
@@ -152,6 +157,10 @@ class CrawlConfig:
     external_timeout: float = DEFAULT_EXTERNAL_TIMEOUT
     external_cache_days: float = DEFAULT_EXTERNAL_CACHE_DAYS
     max_external: int = DEFAULT_MAX_EXTERNAL
+    external_deadline: float = DEFAULT_EXTERNAL_DEADLINE
+    # connect to private, loopback and link-local addresses whatever the start URL's
+    # class (crawler.http.address_rule): off, so a public site cannot aim us inward
+    allow_private_network: bool = False
     cert_warn_days: int = DEFAULT_CERT_WARN_DAYS
 
     def __post_init__(self) -> None:
@@ -170,7 +179,8 @@ class CrawlConfig:
                                ("--render-timeout", self.render_timeout),
                                ("--external-rate", self.external_rate),
                                ("--external-timeout", self.external_timeout),
-                               ("--external-cache-days", self.external_cache_days)):
+                               ("--external-cache-days", self.external_cache_days),
+                               ("--external-deadline", self.external_deadline)):
             if number is not None and not math.isfinite(number):
                 # NaN compares false with everything: it would switch the limit off
                 raise ConfigError(f"{option} must be a finite number (got {number})")
@@ -193,9 +203,10 @@ class CrawlConfig:
         _positive("--render-concurrency", self.render_concurrency)
         _positive("--external-rate", self.external_rate)
         _positive("--external-timeout", self.external_timeout)
-        if self.external_cache_days < 0 or self.max_external < 0 or self.cert_warn_days < 0:
-            raise ConfigError("--external-cache-days, --max-external and --cert-warn-days "
-                              "must be 0 or more")
+        if (self.external_cache_days < 0 or self.max_external < 0 or self.cert_warn_days < 0
+                or self.external_deadline < 0):
+            raise ConfigError("--external-cache-days, --external-deadline, --max-external "
+                              "and --cert-warn-days must be 0 or more")
         if self.max_crawl_delay < 0:
             raise ConfigError(f"--max-crawl-delay must be 0 or more seconds "
                               f"(got {self.max_crawl_delay})")

@@ -65,5 +65,8 @@ class ErrorKind(enum.Enum):
     BAD_REDIRECT = "bad-redirect"
     # the page was not read within --max-parse-seconds (or its parser's memory cap)
     PARSE_TIMEOUT = "parse-timeout"
+    # the address it resolves to is private, and the start URL's is not
+    # (crawler.http.address_rule): never requested
+    PRIVATE_ADDRESS = "private-address"
     # reading the page failed in a way nobody foresaw: a bug of ours, kept to that page
     INTERNAL = "internal-error"

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 from crawler.config import CrawlConfig
 from crawler.engine.result import CrawlResult
-from crawler.http.external import LinkCheck, check_links
+from crawler.http.external import UNREACHABLE, LinkCheck, check_links
 from crawler.store.state import CrawlState
 from crawler.urls.scope import Scope
 
@@ -54,4 +54,6 @@ async def check_external(config: CrawlConfig, scope: Scope, result: CrawlResult,
     if state is not None:
         state.keep_external_checks(
             (check.url, check.checked_at, check.status, check.final_url, check.hops,
-             check.error, int(check.disallowed)) for check in checks if not check.cached)
+             check.error, int(check.disallowed)) for check in checks
+            # what was not asked is not remembered: the next run asks it
+            if not check.cached and not check.unchecked and check.error != UNREACHABLE)

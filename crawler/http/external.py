@@ -3,15 +3,24 @@
 Other people's servers get the politeness ours does, and more care, since we
 are not their crawler:
 
-* one connection per origin, and at most ``--external-rate`` requests a second
-  to it (its robots.txt fetched first counts as one);
+* one connection per origin, one request at a time, and at most
+  ``--external-rate`` requests a second to it (its robots.txt fetched first
+  counts as one). A redirect hop into another origin is that origin's request:
+  its robots.txt, its pacing, its one connection;
 * its robots.txt is read and what it disallows to our user-agent is not
-  requested (reported as ``robots-disallowed``, neither broken nor fine);
-* ``HEAD`` first, ``GET`` when the server refuses HEAD (405, 501), its body
-  never read; redirects followed up to :data:`MAX_REDIRECTS`;
-* 429 and 503 are retried after their ``Retry-After`` (at most
-  ``--max-retry-after``), up to ``--retries`` times;
-* its own timeout (``--external-timeout``) for the whole check of a URL;
+  requested (reported as ``robots-disallowed``, neither broken nor fine), for
+  every hop of a redirect chain;
+* at most :data:`MAX_REQUESTS` requests a link, its redirect hops, a GET after
+  a refused HEAD and a retry after 429 or 503 included (answers are shared
+  through a per-origin cache, so a hop another link already asked costs
+  nothing); a chain that needs more is ``too-many-redirects``;
+* an origin that times out or refuses :data:`UNREACHABLE_AFTER` times in a row
+  is not asked again: its remaining links are ``origin-unreachable``;
+* one deadline for the whole phase (``--external-deadline``): what is not
+  checked by then is ``not-checked``, counted, never dropped;
+* every connection passes the network rule (``address_rule.py``): a link into
+  a private address the start URL does not share is ``private-address``,
+  never requested;
 * none of the crawl's credentials, ever: a client of its own, with none;
 * the certificate of each https origin is read once, for its expiry date.
 
@@ -33,17 +42,25 @@ from selectolax.lexbor import LexborHTMLParser
 
 from crawler.config import CrawlConfig
 from crawler.core.dates import retry_after_seconds
+from crawler.http.address_rule import NetworkRule, PrivateAddress, rule_for_config
+from crawler.http.guarded import guarded_client
 from crawler.http.transports import proxy_for, tls_context
 from crawler.page.decode import decode_html
 from crawler.page.extract import page_ids
 from crawler.urls.normalize import origin_of, resolve_link
 from crawler.urls.robots import policy_from_response
 
-MAX_REDIRECTS = 5
+MAX_REQUESTS = 3  # a link's requests at most, its redirect hops included
+UNREACHABLE_AFTER = 3  # timeouts or refusals in a row before an origin is given up
 HEAD_REFUSED = frozenset({405, 501})
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
 RETRIED = frozenset({429, 503})
 ROBOTS_BYTES = 512 * 1024
+# what a LinkCheck's error says when the link was not asked: neither broken nor fine
+NOT_CHECKED = "not-checked"  # the phase's deadline came first
+PRIVATE = "private-address"  # the network rule keeps it closed
+UNREACHABLE = "origin-unreachable"  # its origin failed UNREACHABLE_AFTER times in a row
+UNASKED = frozenset({NOT_CHECKED, PRIVATE})
 
 
 @dataclass(slots=True)
@@ -62,8 +79,14 @@ class LinkCheck:
     ids: list[str] | None = None
 
     @property
+    def unchecked(self) -> bool:
+        """Never asked (deadline, network rule): nothing is known of it."""
+        return self.error in UNASKED
+
+    @property
     def broken(self) -> bool:
-        return not self.disallowed and (self.error is not None or (self.status or 0) >= 400)
+        return not self.disallowed and not self.unchecked and (
+            self.error is not None or (self.status or 0) >= 400)
 
 
 @dataclass(slots=True)
@@ -73,23 +96,28 @@ class Certificate:
 
 
 class _Origin:
-    """One origin's client, pacing and robots.txt."""
+    """One origin's client, pacing, robots.txt and answers."""
 
-    def __init__(self, origin: str, config: CrawlConfig) -> None:
+    def __init__(self, origin: str, config: CrawlConfig, rule: NetworkRule | None = None
+                 ) -> None:
         self.origin = origin
         self.config = config
-        proxy = proxy_for(origin + "/")
-        self.client = httpx.AsyncClient(
-            verify=tls_context(origin.partition(":")[0]),
+        self.client = guarded_client(
+            rule or rule_for_config(config), verify=tls_context(origin.partition(":")[0]),
+            proxy=proxy_for(origin + "/"),
             limits=httpx.Limits(max_connections=1, max_keepalive_connections=1),
-            timeout=config.external_timeout, follow_redirects=False, trust_env=False,
-            proxy=proxy, headers={"User-Agent": config.user_agent})
+            timeout=config.external_timeout, follow_redirects=False,
+            headers={"User-Agent": config.user_agent})
         self.interval = 1 / config.external_rate
         self.next_start = 0.0
-        self._turns = anyio.Lock()
+        self._turns = anyio.Lock()  # pacing: who leaves next
+        self._one = anyio.Lock()  # one request at a time, robots.txt first
+        self.robots_read = False
         self.allows: Callable[[str], bool] = lambda _url: True
         self.certificate: datetime | None = None
         self.answers: dict[str, tuple[int, str | None]] = {}
+        self.failures = 0  # timeouts and refusals in a row
+        self.given_up: str | None = None  # UNREACHABLE or PRIVATE: asked no more
 
     async def pace(self) -> None:
         """One request at a time leaves, ``interval`` after the last one really left
@@ -107,36 +135,64 @@ class _Origin:
         self.next_start = max(self.next_start, time.monotonic() + self.interval)
 
     async def request(self, method: str, url: str) -> httpx.Response:
-        """One request, its body unread (HEAD has none; GET is closed after the headers)."""
-        for attempt in range(self.config.retries + 1):
+        """One request, its body unread (HEAD has none; GET is closed after the
+        headers); timeouts and refusals in a row give the origin up."""
+        async with self._one:
             await self.pace()
             try:
                 async with self.client.stream(method, url) as response:
                     self._read_certificate(response)
+            except PrivateAddress:
+                self.given_up = PRIVATE
+                raise
+            except (httpx.TimeoutException, httpx.ConnectError):
+                self.failures += 1
+                if self.failures >= UNREACHABLE_AFTER:
+                    self.given_up = UNREACHABLE
+                raise
             finally:
                 self.answered()
-            if response.status_code not in RETRIED or attempt == self.config.retries:
-                return response
+            self.failures = 0
+            return response
+
+    async def answer(self, url: str, budget: list[int]) -> tuple[int, str | None]:
+        """Status and Location of ``url``, asked once per crawl (a redirect that ends
+        on a URL a page also links to does not ask for it again), spending
+        ``budget[0]`` requests at most: HEAD, GET where HEAD is refused, and 429 or
+        503 asked again after its ``Retry-After`` while the budget lasts."""
+        known = self.answers.get(url)
+        if known is not None:
+            return known
+        budget[0] -= 1
+        response = await self.request("HEAD", url)
+        if response.status_code in HEAD_REFUSED and budget[0] > 0:
+            budget[0] -= 1
+            response = await self.request("GET", url)
+        retries = 0
+        while (response.status_code in RETRIED and retries < self.config.retries
+               and budget[0] > 0):
             wait = retry_after_seconds(response.headers.get("retry-after"),
                                        datetime.now(UTC))
             pause = min(wait if wait is not None else self.interval * 2,
                         self.config.max_retry_after)
             self.next_start = max(self.next_start, time.monotonic() + pause)
-        raise AssertionError("unreachable")
-
-    async def answer(self, url: str) -> tuple[int, str | None]:
-        """Status and Location of ``url``, asked once per crawl: a redirect that ends
-        on a URL a page also links to does not ask for it again."""
-        known = self.answers.get(url)
-        if known is None:
-            response = await self.request("HEAD", url)
-            if response.status_code in HEAD_REFUSED:
-                response = await self.request("GET", url)
-            known = self.answers[url] = (response.status_code,
-                                         response.headers.get("location"))
+            retries += 1
+            budget[0] -= 1
+            response = await self.request(response.request.method, url)
+        known = self.answers[url] = (response.status_code, response.headers.get("location"))
         return known
 
-    async def read_robots(self) -> None:
+    async def ready(self) -> None:
+        """Its robots.txt, read once before its first link is asked."""
+        if self.robots_read:
+            return
+        async with self._one:
+            if self.robots_read:
+                return
+            self.robots_read = True
+            await self._read_robots()
+
+    async def _read_robots(self) -> None:
         url = self.origin + "/robots.txt"
         try:
             await self.pace()
@@ -148,6 +204,9 @@ class _Origin:
                     if len(body) > ROBOTS_BYTES:
                         break
             status: int | None = response.status_code
+        except PrivateAddress:
+            self.given_up = PRIVATE
+            return
         except httpx.HTTPError:
             status, body = None, b""
         finally:
@@ -169,11 +228,12 @@ class _Origin:
 
     async def anchors(self, url: str) -> list[str] | None:
         """The ids of an HTML page within --max-page-bytes (its body read this once)."""
-        await self.pace()
-        try:
-            return await self._read_anchors(url)
-        finally:
-            self.answered()
+        async with self._one:
+            await self.pace()
+            try:
+                return await self._read_anchors(url)
+            finally:
+                self.answered()
 
     async def _read_anchors(self, url: str) -> list[str] | None:
         async with self.client.stream("GET", url) as response:
@@ -189,33 +249,61 @@ class _Origin:
         html = decode_html(body, response.headers.get("content-type"))
         return page_ids(LexborHTMLParser(html))
 
+
+class _Checker:
+    """Every origin a check reaches, the ones links name and the ones redirects
+    lead to alike: each with its own robots.txt, pacing and connection."""
+
+    def __init__(self, config: CrawlConfig) -> None:
+        self.config = config
+        self.rule = rule_for_config(config)
+        self.origins: dict[str, _Origin] = {}
+
+    def origin(self, origin: str) -> _Origin:
+        found = self.origins.get(origin)
+        if found is None:
+            found = self.origins[origin] = _Origin(origin, self.config, self.rule)
+        return found
+
+    async def close(self) -> None:
+        for origin in self.origins.values():
+            await origin.client.aclose()
+
     async def check(self, url: str, want_ids: bool = False) -> LinkCheck:
         found = LinkCheck(url, checked_at=time.time())
-        if not self.allows(url):
-            found.disallowed = True
-            return found
+        budget = [MAX_REQUESTS]
         current = url
         try:
-            with anyio.fail_after(self.config.external_timeout * (MAX_REDIRECTS + 1)):
-                for hop in range(MAX_REDIRECTS + 1):
-                    status, location = await self.answer(current)
+            with anyio.fail_after(self.config.external_timeout * (MAX_REQUESTS + 1)):
+                while True:
+                    origin = self.origin(origin_of(current))
+                    await origin.ready()
+                    if origin.given_up is not None:
+                        found.error = origin.given_up
+                        return found
+                    if not origin.allows(current):
+                        found.disallowed = True  # the link, or a hop it leads to
+                        return found
+                    if budget[0] <= 0:
+                        found.error = "too-many-redirects"
+                        return found
+                    status, location = await origin.answer(current, budget)
                     if status in REDIRECTS and location:
                         target = resolve_link(current, location)
                         if target is None:
                             found.status, found.error = status, "bad-redirect"
                             return found
-                        if hop == MAX_REDIRECTS:
-                            found.error = "too-many-redirects"
-                            return found
-                        found.hops, found.final_url = hop + 1, target
+                        found.hops, found.final_url = found.hops + 1, target
                         current = target
                         continue
                     found.status = status
                     if want_ids and status == 200:
-                        found.ids = await self.anchors(current)
+                        found.ids = await origin.anchors(current)
                     return found
         except TimeoutError:
             found.error = "timeout"
+        except PrivateAddress:
+            found.error = PRIVATE
         except httpx.TimeoutException:
             found.error = "timeout"
         except httpx.ConnectError as exc:
@@ -234,7 +322,8 @@ async def check_links(urls: Iterable[str], config: CrawlConfig, *,
                       want_ids: frozenset[str] = frozenset(),
                       on_check: Callable[[LinkCheck], Awaitable[None] | None] | None = None,
                       ) -> tuple[list[LinkCheck], list[Certificate]]:
-    """Check each URL once: origins in parallel, each origin's URLs one at a time."""
+    """Check each URL once: origins in parallel, each origin's URLs one at a time,
+    all within ``--external-deadline`` (what it leaves is ``not-checked``)."""
     by_origin: dict[str, list[str]] = {}
     results: list[LinkCheck] = []
     for url in urls:
@@ -243,27 +332,33 @@ async def check_links(urls: Iterable[str], config: CrawlConfig, *,
             results.append(known)
             continue
         by_origin.setdefault(origin_of(url), []).append(url)
-    certificates: list[Certificate] = []
     limit = anyio.CapacityLimiter(max(1, config.concurrency))
+    checker = _Checker(config)
+    done: set[str] = set()
 
-    async def one_origin(origin: str, targets: list[str]) -> None:
+    async def one_origin(targets: list[str]) -> None:
         async with limit:
-            checker = _Origin(origin, config)
-            try:
-                await checker.read_robots()
-                for url in targets:
-                    found = await checker.check(url, url in want_ids)
-                    results.append(found)
-                    if on_check is not None:
-                        done = on_check(found)
-                        if done is not None:
-                            await done
-            finally:
-                await checker.client.aclose()
-            if checker.certificate is not None:
-                certificates.append(Certificate(origin, checker.certificate))
+            for url in targets:
+                found = await checker.check(url, url in want_ids)
+                done.add(url)
+                results.append(found)
+                if on_check is not None:
+                    step = on_check(found)
+                    if step is not None:
+                        await step
 
-    async with anyio.create_task_group() as group:
-        for origin, targets in by_origin.items():
-            group.start_soon(one_origin, origin, targets)
+    try:
+        deadline = config.external_deadline or float("inf")
+        with anyio.move_on_after(deadline):
+            async with anyio.create_task_group() as group:
+                for targets in by_origin.values():
+                    group.start_soon(one_origin, targets)
+    finally:
+        with anyio.CancelScope(shield=True):
+            await checker.close()
+    now = time.time()
+    results += [LinkCheck(url, error=NOT_CHECKED, checked_at=now)
+                for targets in by_origin.values() for url in targets if url not in done]
+    certificates = [Certificate(origin.origin, origin.certificate)
+                    for origin in checker.origins.values() if origin.certificate is not None]
     return results, certificates

@@ -42,6 +42,7 @@ from crawler.config import CrawlConfig
 from crawler.core.dates import retry_after_seconds
 from crawler.core.errors import ErrorKind
 from crawler.core.response import Response
+from crawler.http.address_rule import NetworkRule, PrivateAddress, rule_for_config
 from crawler.http.deadlines import Deadline, Deadlines
 from crawler.http.inflate import Inflater, TooLarge, Undecodable
 from crawler.http.politeness import Gate
@@ -98,10 +99,13 @@ class Fetcher:
         self.on_cookies: Callable[[], None] | None = None
         self._transport: httpx.AsyncBaseTransport | None = None
         self._deadlines = Deadlines()
+        # where any request of this crawl may connect (address_rule.py)
+        self.rule: NetworkRule = rule_for_config(config)
 
     async def __aenter__(self) -> Fetcher:
         self._transport = open_transport(self._start, http2=self.config.http2,
-                                         concurrency=self.config.concurrency)
+                                         concurrency=self.config.concurrency,
+                                         rule=self.rule)
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
@@ -324,6 +328,8 @@ def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
 
 def error_kind(exc: BaseException, *, got_status: bool, via_proxy: bool = False) -> ErrorKind:
     """Classify a failure of either transport by what httpx reports, and its cause."""
+    if isinstance(exc, PrivateAddress):
+        return ErrorKind.PRIVATE_ADDRESS
     if isinstance(exc, httpx.TimeoutException):
         return ErrorKind.TIMEOUT
     if isinstance(exc, httpx.ProxyError):

@@ -47,6 +47,7 @@ from collections.abc import AsyncIterator
 import httptools
 import httpx
 
+from crawler.http.address_rule import NetworkRule
 from crawler.http.prebuilt import RAW_URL, WHEN_SENT, append_trusted
 
 HTTP_11 = {"http_version": b"HTTP/1.1"}
@@ -65,8 +66,10 @@ class H1Transport(httpx.AsyncBaseTransport):
     """HTTP/1.1 connections to the origins a crawl asks, pooled and kept alive."""
 
     def __init__(self, *, ssl_context: ssl.SSLContext, max_connections: int,
-                 keepalive_expiry: float, max_header_bytes: int, max_headers: int) -> None:
+                 keepalive_expiry: float, max_header_bytes: int, max_headers: int,
+                 rule: NetworkRule | None = None) -> None:
         self._ssl = ssl_context
+        self._rule = rule or NetworkRule.open()
         self._limit = max(1, max_connections)
         self._keepalive = keepalive_expiry
         self._max_header_bytes = max_header_bytes
@@ -152,16 +155,22 @@ class H1Transport(httpx.AsyncBaseTransport):
         connection = _Connection(key, self._max_header_bytes, self._max_headers,
                                  self._max_header_bytes * HEAD_LINES_IN_ALL)
         loop = asyncio.get_running_loop()
-        try:
-            if scheme == b"https":
-                await loop.create_connection(lambda: connection, host, port, ssl=self._ssl,
-                                             server_hostname=host)
-            else:
-                await loop.create_connection(lambda: connection, host, port)
-        except ssl.SSLError as exc:
-            raise httpx.ConnectError(str(exc) or type(exc).__name__) from exc
-        except OSError as exc:
-            raise httpx.ConnectError(str(exc) or type(exc).__name__) from exc
+        # the rule of crawler.http.address_rule: only the addresses it returns are dialled
+        addresses = await self._rule.addresses(host, port)
+        for index, (_family, address) in enumerate(addresses):
+            try:
+                if scheme == b"https":
+                    await loop.create_connection(lambda: connection, address, port,
+                                                 ssl=self._ssl, server_hostname=host)
+                else:
+                    await loop.create_connection(lambda: connection, address, port)
+            except ssl.SSLError as exc:
+                raise httpx.ConnectError(str(exc) or type(exc).__name__) from exc
+            except OSError as exc:
+                if index + 1 < len(addresses):
+                    continue  # the next address of the name, as create_connection would
+                raise httpx.ConnectError(str(exc) or type(exc).__name__) from exc
+            break
         return connection
 
     def _close_an_idle_connection(self) -> bool:

@@ -22,6 +22,10 @@ from dataclasses import dataclass
 
 import httpx
 
+from crawler.http.address_rule import NetworkRule
+from crawler.http.guarded import guarded_sync_client
+from crawler.http.transports import proxy_for
+
 MAX_BATCH = 10_000  # "up to 10,000 URLs per post"
 KEY = re.compile(r"[A-Za-z0-9-]{8,128}")  # the protocol's key: 8 to 128 of these
 RETRIES = 4
@@ -46,6 +50,8 @@ class Submission:
     user_agent: str = "sitemap-crawler"
     max_wait: float = 120.0  # the longest Retry-After honoured
     sleep: Callable[[float], None] = time.sleep
+    # where it may connect: the crawl's rule (address_rule.py)
+    rule: NetworkRule | None = None
 
 
 def batches(urls: Iterable[str], size: int = MAX_BATCH) -> Iterator[list[str]]:
@@ -59,12 +65,14 @@ def batches(urls: Iterable[str], size: int = MAX_BATCH) -> Iterator[list[str]]:
         yield batch
 
 
-def key_file_holds_key(url: str, key: str, user_agent: str) -> str | None:
+def key_file_holds_key(url: str, key: str, user_agent: str,
+                       rule: NetworkRule | None = None) -> str | None:
     """None when the key file answers 200 with the key; else why not (the key never
     named: the caller shows the reason)."""
     try:
-        with httpx.Client(timeout=TIMEOUT, headers={"User-Agent": user_agent},
-                          follow_redirects=False) as client:
+        with guarded_sync_client(rule or NetworkRule.open(), proxy=proxy_for(url),
+                                 timeout=TIMEOUT, headers={"User-Agent": user_agent},
+                                 follow_redirects=False) as client:
             answer = client.get(url)
     except httpx.HTTPError as exc:
         return f"the key file could not be fetched ({type(exc).__name__})"
@@ -78,9 +86,12 @@ def key_file_holds_key(url: str, key: str, user_agent: str) -> str | None:
 def submit(submission: Submission, urls: Iterable[str]) -> int:
     """Send ``urls`` in batches; returns how many were sent. Raises IndexNowError."""
     sent = 0
-    with httpx.Client(timeout=TIMEOUT, follow_redirects=False,
-                      headers={"User-Agent": submission.user_agent,
-                               "Content-Type": "application/json; charset=utf-8"}) as client:
+    rule = submission.rule or NetworkRule.open()
+    with guarded_sync_client(rule, proxy=proxy_for(submission.endpoint), timeout=TIMEOUT,
+                             follow_redirects=False,
+                             headers={"User-Agent": submission.user_agent,
+                                      "Content-Type": "application/json; charset=utf-8"}
+                             ) as client:
         for batch in batches(urls):
             body: dict[str, object] = {"host": submission.host, "key": submission.key,
                                        "urlList": batch}

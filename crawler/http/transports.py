@@ -34,6 +34,8 @@ import urllib.request
 import certifi
 import httpx
 
+from crawler.http.address_rule import NetworkRule
+from crawler.http.guarded import guard
 from crawler.http.h1_transport import H1Transport
 from crawler.urls.normalize import host_of
 
@@ -68,23 +70,27 @@ def proxy_for(url: str) -> str | None:
     return proxies.get(url.partition(":")[0]) or proxies.get("all")
 
 
-def open_transport(start_url: str, *, http2: bool, concurrency: int) -> httpx.AsyncBaseTransport:
-    """The transport for a crawl starting at the normalised ``start_url``."""
+def open_transport(start_url: str, *, http2: bool, concurrency: int, rule: NetworkRule
+                   ) -> httpx.AsyncBaseTransport:
+    """The transport for a crawl starting at the normalised ``start_url``, every
+    connection of which passes ``rule`` (``address_rule.py``)."""
     scheme = start_url.partition(":")[0]
     context = tls_context(scheme)
     proxy = proxy_for(start_url)
     if not http2 and proxy is None:
         return H1Transport(ssl_context=context, max_connections=concurrency,
                            keepalive_expiry=KEEPALIVE_SECONDS,
-                           max_header_bytes=MAX_HEADER_BYTES, max_headers=MAX_HEADERS)
+                           max_header_bytes=MAX_HEADER_BYTES, max_headers=MAX_HEADERS,
+                           rule=rule)
     if not http2:  # through a proxy: aiohttp's engine speaks to it (imported only then)
         from crawler.http.aiohttp_transport import AiohttpTransport
 
-        return AiohttpTransport(ssl_context=context, max_connections=concurrency,
-                                keepalive_expiry=KEEPALIVE_SECONDS, proxy=proxy,
-                                max_header_bytes=MAX_HEADER_BYTES, max_headers=MAX_HEADERS)
+        return guard(AiohttpTransport(ssl_context=context, max_connections=concurrency,
+                                      keepalive_expiry=KEEPALIVE_SECONDS, proxy=proxy,
+                                      max_header_bytes=MAX_HEADER_BYTES,
+                                      max_headers=MAX_HEADERS), rule, proxied=True)
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency,
                           keepalive_expiry=KEEPALIVE_SECONDS)
-    return httpx.AsyncHTTPTransport(verify=context, http1=True, http2=True, limits=limits,
-                                    proxy=httpx.Proxy(proxy) if proxy else None,
-                                    trust_env=False)
+    return guard(httpx.AsyncHTTPTransport(verify=context, http1=True, http2=True, limits=limits,
+                                          proxy=httpx.Proxy(proxy) if proxy else None,
+                                          trust_env=False), rule, proxied=proxy is not None)

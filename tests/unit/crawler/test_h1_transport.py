@@ -22,6 +22,7 @@ import pytest
 
 from crawler.config import CrawlConfig
 from crawler.core.errors import ErrorKind
+from crawler.http.address_rule import NetworkRule
 from crawler.http.fetch import Fetcher, Response
 from crawler.http.h1_transport import H1Transport
 from crawler.http.prebuilt import WHEN_SENT
@@ -143,7 +144,8 @@ def fetch_paths(origin: str, paths: list[str], *, want_body: bool = True,
 
 
 def test_it_is_the_default_transport_and_aiohttp_is_left_unimported() -> None:
-    transport = open_transport("http://127.0.0.1:9/", http2=False, concurrency=4)
+    transport = open_transport("http://127.0.0.1:9/", http2=False, concurrency=4,
+                               rule=NetworkRule.open())
     assert isinstance(transport, H1Transport)
 
 
