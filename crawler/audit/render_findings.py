@@ -20,7 +20,10 @@ from crawler.core.records import PageRecord
 
 # the order render-errors are listed in: what blocks search engines first
 _ERROR_ORDER = {"robots-blocked": 0, "crash": 1, "timeout": 2, "js-error": 3,
-                "request-failed": 4, "navigation": 5}
+                "request-failed": 4, "navigation": 5,
+                # refused by the network rule (crawler.http.address_rule), and WebSockets,
+                # which a rendered page never opens
+                "private-address": 6, "websocket-refused": 7}
 
 
 class RenderFindings:
@@ -58,8 +61,8 @@ class RenderFindings:
             elif kind in _ERROR_ORDER:
                 self.blocked += kind == "robots-blocked"
                 self.errors.append({"url": url, "error": _error_name(note),
-                                    "detail": " ".join(note[1:] if kind != "robots-blocked"
-                                                       else note[2:])})
+                                    "detail": " ".join(note[1:] if kind not in (
+                                        "robots-blocked", "private-address") else note[2:])})
         if added or lost:
             self.links.append({"url": url, "added": int(added[0]) if added else 0,
                                "first_added": added[1:], "lost": int(lost[0]) if lost else 0,
@@ -81,6 +84,6 @@ class RenderFindings:
 
 
 def _error_name(note: tuple[str, ...]) -> str:
-    if note[0] == "robots-blocked":
-        return f"robots-blocked:{note[1]}"  # robots-blocked:script first of all
+    if note[0] in ("robots-blocked", "private-address"):
+        return f"{note[0]}:{note[1]}"  # robots-blocked:script first of all
     return note[0]

@@ -25,12 +25,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
-from playwright.async_api import Browser, BrowserContext, Page, Playwright, Route, async_playwright
+from playwright.async_api import (
+    Browser,
+    BrowserContext,
+    CDPSession,
+    Page,
+    Playwright,
+    Route,
+    WebSocketRoute,
+    async_playwright,
+)
 from playwright.async_api import Error as PlaywrightError
 
 from crawler.config import CrawlConfig
 from crawler.core.errors import ConfigError
 from crawler.core.response import Response
+from crawler.http.page_requests import PageRequests, RequestFailed
+from crawler.render.no_network import DeadEnd
 from crawler.render.requests import (
     CACHED_TYPES,
     Kind,
@@ -74,7 +85,19 @@ PLAYWRIGHT_DISABLED_FEATURES = (
 FLAGS = ["--disable-gpu", "--disable-background-networking", "--disable-component-update",
          "--disable-sync", "--no-first-run", "--disable-quic", "--mute-audio",
          "--process-per-site",
+         # the browser has no network of its own (crawler.render.no_network): WebRTC
+         # may not open UDP past the proxy, which leads nowhere
+         "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+         "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+         "--dns-prefetch-disable",
          "--disable-features=" + ",".join(PLAYWRIGHT_DISABLED_FEATURES + OUR_DISABLED_FEATURES)]
+# Each renderer's JavaScript heap, in MB: a page past it dies alone (out of memory),
+# reported, instead of taking the machine's memory (one page reached 1 GB unchecked).
+HEAP_MB = 512
+# Seconds past --render-timeout the crawl waits on a page whose script never yields
+# (an endless loop holds the renderer, so no wait inside the page ever returns):
+# the script is then stopped from outside and the page read as it stands.
+OUTER_GRACE = 1.0
 NOTES_PER_PAGE = 50  # what one page may say about its requests (the rest are counted)
 
 FetchOrigin = Callable[[str], Awaitable[Response]]
@@ -148,6 +171,10 @@ class Renderer:
         self._busy = 0
         self._idle = anyio.Event()
         self._generation = 0  # browsers launched so far
+        # other origins' requests, sent by us under the crawl's network rule
+        self.requests = PageRequests(config)
+        self._dead_end: DeadEnd | None = None  # the browser's only "network"
+        self._sessions: dict[Page, CDPSession] = {}
 
     async def __aenter__(self) -> Renderer:
         return self
@@ -159,6 +186,10 @@ class Renderer:
                 with contextlib.suppress(Exception):
                     await self._playwright.stop()
                 self._playwright = None
+            await self.requests.aclose()
+            if self._dead_end is not None:
+                self._dead_end.close()
+                self._dead_end = None
 
     async def render(self, document: Response) -> RenderedPage:
         """The page as the browser shows it; tried again in a new browser if the
@@ -203,14 +234,29 @@ class Renderer:
                 await tab.goto(document.url, wait_until="domcontentloaded",
                                timeout=max(1.0, self.config.render_timeout) * 1000)
             if visit.crashed:
-                raise _Crashed("the page's renderer process died", generation)
-            settled, html = await self._settle(tab, visit, deadline)
+                raise _Crashed("the page's renderer process died (out of memory, "
+                           f"past its {HEAP_MB} MB heap, or crashed)", generation)
+            settled, html, stopped = False, None, False
+            with anyio.move_on_after(max(0.0, deadline - time.monotonic()) + OUTER_GRACE
+                                     ) as outer:
+                settled, html = await self._settle(tab, visit, deadline)
+            if outer.cancelled_caught:  # the wait never came back: a script holds the page
+                stopped = await self._stop_scripts(tab)
             try:
                 if html is None:
-                    html = await tab.content()
+                    with anyio.fail_after(max(1.0, OUTER_GRACE)):
+                        html = await tab.content()
                 url = tab.url
             except PlaywrightError as exc:
                 raise _Crashed(str(exc).splitlines()[0], generation) from None
+            except TimeoutError:  # still held after its script was stopped: let it go
+                await self._retire(tab)
+                return RenderedPage(None, document.url, settled=False,
+                                    notes=[("timeout", "a script held the page past "
+                                            f"--render-timeout {self.config.render_timeout:g}s"
+                                            " and could not be stopped")],
+                                    failure="render-timeout: the page's script never "
+                                    "yielded")
         finally:
             self._visits.pop(tab, None)
             self._busy -= 1
@@ -219,8 +265,13 @@ class Renderer:
                 self._idle.set()
             self._tab_pages[tab] = self._tab_pages.get(tab, 0) + 1
         if visit.crashed:
-            raise _Crashed("the page's renderer process died", generation)
-        if not settled:
+            raise _Crashed("the page's renderer process died (out of memory, "
+                           f"past its {HEAP_MB} MB heap, or crashed)", generation)
+        if stopped:
+            visit.note("timeout", f"a script still running after --render-timeout "
+                       f"{self.config.render_timeout:g}s was stopped: read as it stood then")
+            await self._retire(tab)
+        elif not settled:
             visit.note("timeout", f"still changing after --render-timeout "
                        f"{self.config.render_timeout:g}s: read as it stood then")
         if visit.dropped:
@@ -248,6 +299,26 @@ class Renderer:
             if calm(time.monotonic() - visit.network_at, visit.in_flight, since_dom, waiting):
                 return True, html
 
+    async def _stop_scripts(self, tab: Page) -> bool:
+        """Stop the script that holds ``tab`` from outside the page: V8 is told to
+        end what it runs (the DevTools session was opened with the tab, since a
+        busy renderer answers nothing new). True when it was asked."""
+        session = self._sessions.get(tab)
+        if session is None:
+            return False
+        with contextlib.suppress(PlaywrightError), anyio.move_on_after(OUTER_GRACE):
+            await session.send("Runtime.terminateExecution")
+        return True
+
+    async def _retire(self, tab: Page) -> None:
+        """A tab whose page misbehaved is not used again (its timers may fire anew)."""
+        if tab in self._tabs:
+            self._tabs.remove(tab)
+        self._tab_pages.pop(tab, None)
+        self._sessions.pop(tab, None)
+        with anyio.move_on_after(OUTER_GRACE):
+            await _quietly(tab.close(run_before_unload=False))
+
     # -- the browser and its tabs -----------------------------------------------------
 
     async def _tab(self) -> Page:
@@ -267,6 +338,8 @@ class Renderer:
                 self._tab_pages.pop(tab, None)
                 await _quietly(tab.close())
             tab = await self._context.new_page()
+            with contextlib.suppress(PlaywrightError):
+                self._sessions[tab] = await self._context.new_cdp_session(tab)
             tab.on("pageerror", lambda error, tab=tab: self._on_error(tab, error))
             tab.on("crash", lambda _page, tab=tab: self._on_crash(tab))
             self._tabs.append(tab)
@@ -276,13 +349,19 @@ class Renderer:
         try:
             if self._playwright is None:
                 self._playwright = await async_playwright().start()
+            if self._dead_end is None:
+                self._dead_end = DeadEnd()
             self._browser = await self._playwright.chromium.launch(
-                executable_path=self.executable, args=FLAGS, headless=True)
+                executable_path=self.executable, headless=True,
+                args=[*FLAGS, f"--js-flags=--max-old-space-size={HEAP_MB}"],
+                # whatever the interception cannot see goes here, and nowhere
+                proxy={"server": self._dead_end.url, "bypass": ""})
             self._context = await self._browser.new_context(
                 service_workers="block", user_agent=self.config.user_agent,
                 viewport={"width": 1280, "height": 900})
             await self._context.add_init_script(TRACKER)
             await self._context.route("**/*", self._route)
+            await self._context.route_web_socket("**/*", self._refuse_web_socket)
         except PlaywrightError as exc:
             await self._close_browser()
             raise _NoBrowser(f"the browser did not start: {str(exc).splitlines()[0]}"
@@ -296,6 +375,7 @@ class Renderer:
         browser, self._browser, self._context = self._browser, None, None
         self._tabs = []
         self._tab_pages = {}
+        self._sessions = {}
         for visit in self._visits.values():
             visit.crashed = True
         if browser is not None:
@@ -372,11 +452,9 @@ class Renderer:
         elif kind is Kind.DISALLOWED:
             visit.note("robots-blocked", resource_type, url)
             await _quietly(route.abort("blockedbyclient"))
-        elif method not in ("GET", "HEAD"):  # an API call: the browser sends it, paced
-            await self.pacer.wait(origin_of(url))
-            if kind is Kind.THIRD_PARTY:
-                visit.note("third-party", origin_of(url))
-            await _quietly(route.continue_())
+        elif method not in ("GET", "HEAD"):  # an API call: we send it, paced, as asked
+            await self._from_third_party(route, url, resource_type, visit,
+                                         noted=kind is Kind.THIRD_PARTY)
         elif (stored := self.cache.get(url)) is not None:
             await _quietly(route.fulfill(status=stored.status, headers=stored.headers,
                                          body=stored.body))
@@ -405,26 +483,41 @@ class Renderer:
                                      body=stored.body))
 
     async def _from_third_party(self, route: Route, url: str, resource_type: str,
-                                visit: _Visit) -> None:
+                                visit: _Visit, noted: bool = True) -> None:
+        """Sent by our own client under the crawl's network rule (the browser has no
+        network), as the page asked it: method, headers, body."""
         origin = origin_of(url)
-        visit.note("third-party", origin)
+        if noted:
+            visit.note("third-party", origin)
         await self.pacer.wait(origin)
+        request = route.request
         try:
-            answer = await route.fetch(timeout=self.config.timeout * 1000)
-            body = await answer.body()
-        except PlaywrightError as exc:
-            visit.note("request-failed", resource_type, url,
-                       " ".join(str(exc).split())[:200])
-            await _quietly(route.abort("failed"))
+            answer = await self.requests.send(request.method, url, await request.all_headers(),
+                                              request.post_data_buffer)
+        except (RequestFailed, PlaywrightError) as exc:
+            why = " ".join(str(exc).split())[:200]
+            if why.startswith("private-address"):
+                visit.note("private-address", resource_type, url)
+            else:
+                visit.note("request-failed", resource_type, url, why)
+            await _quietly(route.abort("blockedbyclient" if why.startswith("private-address")
+                                       else "failed"))
             return
         if answer.status >= 400:
             visit.note("request-failed", resource_type, url, f"status {answer.status}")
-        headers = {name: value for name, value in answer.headers.items()
-                   if name.lower() not in ("content-encoding", "content-length",
-                                           "transfer-encoding")}
-        if answer.status == 200 and resource_type in CACHED_TYPES:
-            self.cache.put(url, Stored(answer.status, headers, body))
-        await _quietly(route.fulfill(status=answer.status, headers=headers, body=body))
+        if answer.status == 200 and resource_type in CACHED_TYPES and request.method == "GET":
+            self.cache.put(url, Stored(answer.status, answer.headers, answer.body))
+        await _quietly(route.fulfill(status=answer.status, headers=answer.headers,
+                                     body=answer.body))
+
+    async def _refuse_web_socket(self, socket: WebSocketRoute) -> None:
+        """A page's WebSocket is never connected anywhere: closed at once, noted."""
+        for tab, visit in self._visits.items():
+            if not tab.is_closed():
+                visit.note("websocket-refused", socket.url)
+                break
+        with contextlib.suppress(PlaywrightError):
+            await socket.close(code=1008, reason="no network for rendered pages")
 
 
 def _from_environment(name: str, default: int) -> int:
