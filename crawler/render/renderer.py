@@ -1,22 +1,27 @@
 """One headless Chromium per process, loading the pages the crawl asks it to render.
 
-The browser never fetches a page's document itself: the crawl already has it
-(status, headers, robots decisions come from that answer), so the document
-request is answered from it, and each page is requested once. Every other
-request the page makes is answered as :mod:`crawler.render.requests` decides.
+The browser never fetches anything itself (``page_network.py``): the page's
+document comes from the crawl's fetch (status, headers, robots decisions come
+from that answer), and every other request the page makes is answered by the
+crawler, under the crawl's network rule. A page cannot hold the crawl: one
+whose script never yields is stopped from outside at ``--render-timeout``; one
+that eats memory dies alone, past its JavaScript heap's cap (:data:`HEAP_MB`)
+or the renderer's (``memory_watch.py``), each tab having a renderer of its own.
 
 The browser is launched at the first page that needs it (a crawl that renders
 nothing starts none). Its memory is bounded in two steps: a tab is closed after
 :data:`PAGES_PER_TAB` pages (Playwright's objects for each request a tab made
 live as long as the tab), and the browser restarted after
-:data:`PAGES_PER_BROWSER`. It is restarted after a crash too (the page then
-tried once more, and read from its raw HTML if the browser crashes again). Playwright's driver
+:data:`PAGES_PER_BROWSER`. It is restarted after a crash too; a page whose
+renderer crashed is tried once more, alone in a context of its own, and read
+from its raw HTML if it crashes again. Playwright's driver
 closes the browser when this process ends, however it ends, even by
 ``kill -9`` (it reads the end of its pipe).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import time
@@ -31,8 +36,6 @@ from playwright.async_api import (
     CDPSession,
     Page,
     Playwright,
-    Route,
-    WebSocketRoute,
     async_playwright,
 )
 from playwright.async_api import Error as PlaywrightError
@@ -40,18 +43,10 @@ from playwright.async_api import Error as PlaywrightError
 from crawler.config import CrawlConfig
 from crawler.core.errors import ConfigError
 from crawler.core.response import Response
-from crawler.http.page_requests import PageRequests, RequestFailed
+from crawler.render.memory_watch import MemoryWatch
 from crawler.render.no_network import DeadEnd
-from crawler.render.requests import (
-    CACHED_TYPES,
-    Kind,
-    OriginPacer,
-    Stored,
-    SubresourceCache,
-    request_kind,
-)
+from crawler.render.page_network import FetchOrigin, PageNetwork, Visit
 from crawler.render.settle import POLL, QUIET, TRACKER, WAIT_CALM, calm
-from crawler.urls.normalize import origin_of
 
 # A tab is replaced this often: what Playwright keeps of each request of a tab (in this
 # process and in its driver, ~25 KB a page) is let go when the tab closes. Measured on
@@ -67,8 +62,10 @@ PAGES_PER_TAB_ENV = "SITEMAP_CRAWLER_PAGES_PER_TAB"  # lowered by the tests
 PAGES_PER_BROWSER = 400
 PAGES_PER_BROWSER_ENV = "SITEMAP_CRAWLER_PAGES_PER_BROWSER"  # lowered by the tests
 # Measured on 300 pages of one site in 8 tabs (bench/render.py's notes): a new document
-# per navigation (RenderDocument) cost the browser process a third of its CPU, and one
-# renderer process per site rather than per tab a little more and most of the memory.
+# per navigation (RenderDocument) cost the browser process a third of its CPU. One
+# renderer process per site (--process-per-site) was cheaper still, and is not used:
+# a page that loops or eats memory then holds or kills every other page of the site
+# in the same process; a renderer a tab keeps each page's misbehaviour its own.
 OUR_DISABLED_FEATURES = ("Translate", "RenderDocument", "BackForwardCache")
 # Chromium honours only the last --disable-features it is given, and ours comes after
 # Playwright's, so it repeats what Playwright disables (as of Playwright 1.65; a test
@@ -84,7 +81,6 @@ PLAYWRIGHT_DISABLED_FEATURES = (
     "PreconnectToSearch")
 FLAGS = ["--disable-gpu", "--disable-background-networking", "--disable-component-update",
          "--disable-sync", "--no-first-run", "--disable-quic", "--mute-audio",
-         "--process-per-site",
          # the browser has no network of its own (crawler.render.no_network): WebRTC
          # may not open UDP past the proxy, which leads nowhere
          "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
@@ -98,9 +94,6 @@ HEAP_MB = 512
 # (an endless loop holds the renderer, so no wait inside the page ever returns):
 # the script is then stopped from outside and the page read as it stands.
 OUTER_GRACE = 1.0
-NOTES_PER_PAGE = 50  # what one page may say about its requests (the rest are counted)
-
-FetchOrigin = Callable[[str], Awaitable[Response]]
 
 
 @dataclass(slots=True)
@@ -113,22 +106,6 @@ class RenderedPage:
     settled: bool = True
     notes: list[tuple[str, ...]] = field(default_factory=list)
     failure: str | None = None  # why there is no html
-
-
-@dataclass(slots=True)
-class _Visit:
-    document: Response
-    notes: list[tuple[str, ...]] = field(default_factory=list)
-    in_flight: int = 0
-    network_at: float = field(default_factory=time.monotonic)
-    crashed: bool = False
-    dropped: int = 0
-
-    def note(self, *note: str) -> None:
-        if len(self.notes) < NOTES_PER_PAGE or note[0] in ("timeout", "crash"):
-            self.notes.append(note)
-        else:
-            self.dropped += 1
 
 
 class _Crashed(Exception):
@@ -150,12 +127,8 @@ class Renderer:
                  fetch_origin: FetchOrigin, allows: Callable[[str], bool]) -> None:
         self.config = config
         self.executable = executable
-        self.origin = origin
-        self.fetch_origin = fetch_origin
-        self.allows = allows
-        self.cache = SubresourceCache()
-        interval = max(config.delay, 1 / config.rate if config.rate else 0.0)
-        self.pacer = OriginPacer(interval)
+        # every request of every page is answered there (the browser has no network)
+        self.network = PageNetwork(config, origin, fetch_origin, allows)
         self.slots = anyio.Semaphore(config.render_concurrency)
         self.restarts = 0
         self.pages_per_browser = _from_environment(PAGES_PER_BROWSER_ENV, PAGES_PER_BROWSER)
@@ -165,16 +138,16 @@ class Renderer:
         self._context: BrowserContext | None = None
         self._tabs: list[Page] = []
         self._tab_pages: dict[Page, int] = {}  # pages each tab has rendered
-        self._visits: dict[Page, _Visit] = {}
+        self._visits = self.network.visits  # which page each tab is rendering
         self._lock = anyio.Lock()
         self._rendered = 0  # by this browser
         self._busy = 0
         self._idle = anyio.Event()
         self._generation = 0  # browsers launched so far
-        # other origins' requests, sent by us under the crawl's network rule
-        self.requests = PageRequests(config)
         self._dead_end: DeadEnd | None = None  # the browser's only "network"
         self._sessions: dict[Page, CDPSession] = {}
+        self.memory = MemoryWatch()
+        self._watching: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> Renderer:
         return self
@@ -186,22 +159,29 @@ class Renderer:
                 with contextlib.suppress(Exception):
                     await self._playwright.stop()
                 self._playwright = None
-            await self.requests.aclose()
+            await self.network.aclose()
+            if self._watching is not None:
+                self._watching.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await self._watching
+                self._watching = None
             if self._dead_end is not None:
                 self._dead_end.close()
                 self._dead_end = None
 
     async def render(self, document: Response) -> RenderedPage:
-        """The page as the browser shows it; tried again in a new browser if the
-        browser crashes, then given up with the reason."""
+        """The page as the browser shows it; tried once more if its renderer or the
+        browser crashes, then given up with the reason. A page whose own renderer
+        died (out of memory, past :data:`HEAP_MB`) is tried again alone, in a
+        browser context of its own: with one renderer per site, the pages that
+        shared its process die with it, and must not die with it twice."""
         async with self.slots:
             crashed: _Crashed | None = None
             for attempt in (1, 2):
                 try:
-                    shown = await self._render_once(document)
+                    shown = await self._render_once(document, isolated=attempt == 2)
                     if crashed is not None:
-                        shown.notes.append(("crash", f"{crashed}; rendered again in a new "
-                                            "browser"))
+                        shown.notes.append(("crash", f"{crashed}; rendered again, alone"))
                     return shown
                 except _NoBrowser as failed:  # a setup failure: the crawl stops, exit 2
                     raise ConfigError(f"--render: {failed} ({self.executable}); "
@@ -211,20 +191,24 @@ class Renderer:
                     crashed = crash
                     if attempt == 2:
                         return RenderedPage(None, document.url, settled=False,
-                                            failure=f"the browser crashed twice ({crash})")
+                                            failure=f"crashed twice ({crash})")
                     async with self._lock:  # once, by the first of its pages to learn it
-                        if crash.generation == self._generation:
-                            await self._close_browser()
+                        if crash.generation == self._generation and self._browser is None:
+                            await self._close_browser()  # the browser itself is gone
                             self.restarts += 1
         raise AssertionError("unreachable")
 
     # -- one page -------------------------------------------------------------------
 
-    async def _render_once(self, document: Response) -> RenderedPage:
-        tab = await self._tab()
+    async def _render_once(self, document: Response, isolated: bool = False) -> RenderedPage:
+        context: BrowserContext | None = None
+        if isolated:
+            tab, context = await self._isolated_tab()
+        else:
+            tab = await self._tab()
         generation = self._generation
         self._busy += 1
-        visit = _Visit(document)
+        visit = Visit(document)
         self._visits[tab] = visit
         started = time.monotonic()
         deadline = started + self.config.render_timeout
@@ -234,8 +218,8 @@ class Renderer:
                 await tab.goto(document.url, wait_until="domcontentloaded",
                                timeout=max(1.0, self.config.render_timeout) * 1000)
             if visit.crashed:
-                raise _Crashed("the page's renderer process died (out of memory, "
-                           f"past its {HEAP_MB} MB heap, or crashed)", generation)
+                raise _Crashed("the page's renderer process died: "
+                           + self.memory.why_crashed(), generation)
             settled, html, stopped = False, None, False
             with anyio.move_on_after(max(0.0, deadline - time.monotonic()) + OUTER_GRACE
                                      ) as outer:
@@ -248,7 +232,10 @@ class Renderer:
                         html = await tab.content()
                 url = tab.url
             except PlaywrightError as exc:
-                raise _Crashed(str(exc).splitlines()[0], generation) from None
+                first = str(exc).splitlines()[0]
+                if visit.crashed or "crashed" in first.lower():
+                    first = "the page's renderer process died: " + self.memory.why_crashed()
+                raise _Crashed(first, generation) from None
             except TimeoutError:  # still held after its script was stopped: let it go
                 await self._retire(tab)
                 return RenderedPage(None, document.url, settled=False,
@@ -264,9 +251,14 @@ class Renderer:
             if self._busy == 0:
                 self._idle.set()
             self._tab_pages[tab] = self._tab_pages.get(tab, 0) + 1
+            if context is not None:  # a page tried alone: its context goes with it
+                self._tab_pages.pop(tab, None)
+                self._sessions.pop(tab, None)
+                with anyio.move_on_after(OUTER_GRACE * 5):
+                    await _quietly(context.close())
         if visit.crashed:
-            raise _Crashed("the page's renderer process died (out of memory, "
-                           f"past its {HEAP_MB} MB heap, or crashed)", generation)
+            raise _Crashed("the page's renderer process died: "
+                           + self.memory.why_crashed(), generation)
         if stopped:
             visit.note("timeout", f"a script still running after --render-timeout "
                        f"{self.config.render_timeout:g}s was stopped: read as it stood then")
@@ -278,7 +270,7 @@ class Renderer:
             visit.notes.append(("more", str(visit.dropped)))
         return RenderedPage(html, url, settled, visit.notes)
 
-    async def _settle(self, tab: Page, visit: _Visit, deadline: float
+    async def _settle(self, tab: Page, visit: Visit, deadline: float
                       ) -> tuple[bool, str | None]:
         """Whether the page settled before the deadline, and its DOM serialised at
         that moment when the wait could take it in the same round trip."""
@@ -337,13 +329,40 @@ class Renderer:
                 self._tabs.remove(tab)  # retired for a new one
                 self._tab_pages.pop(tab, None)
                 await _quietly(tab.close())
-            tab = await self._context.new_page()
-            with contextlib.suppress(PlaywrightError):
-                self._sessions[tab] = await self._context.new_cdp_session(tab)
-            tab.on("pageerror", lambda error, tab=tab: self._on_error(tab, error))
-            tab.on("crash", lambda _page, tab=tab: self._on_crash(tab))
+            tab = await self._open_tab(self._context)
             self._tabs.append(tab)
             return tab
+
+    async def _isolated_tab(self) -> tuple[Page, BrowserContext]:
+        """A tab in a context of its own, so in a renderer process of its own."""
+        async with self._lock:
+            if self._context is None:
+                await self._launch()
+            assert self._browser is not None
+            try:
+                context = await self._new_context(self._browser)
+                return await self._open_tab(context), context
+            except PlaywrightError as exc:
+                raise _Crashed(str(exc).splitlines()[0], self._generation) from None
+
+    async def _open_tab(self, context: BrowserContext) -> Page:
+        tab = await context.new_page()
+        with contextlib.suppress(PlaywrightError):
+            self._sessions[tab] = await context.new_cdp_session(tab)
+        tab.on("pageerror", lambda error, tab=tab: self._on_error(tab, error))
+        tab.on("crash", lambda _page, tab=tab: self._on_crash(tab))
+        return tab
+
+    async def _new_context(self, browser: Browser) -> BrowserContext:
+        """A context that answers every request itself (the browser has no network)."""
+        context = await browser.new_context(
+            service_workers="block", user_agent=self.config.user_agent,
+            viewport={"width": 1280, "height": 900})
+        await context.add_init_script(TRACKER)
+        await context.route("**/*", self.network.route)
+        await context.route_web_socket("**/*", self.network.refuse_web_socket)
+        context.on("page", self._on_page)
+        return context
 
     async def _launch(self) -> None:
         try:
@@ -351,24 +370,20 @@ class Renderer:
                 self._playwright = await async_playwright().start()
             if self._dead_end is None:
                 self._dead_end = DeadEnd()
+            if self._watching is None and MemoryWatch.available():
+                self._watching = asyncio.get_running_loop().create_task(self.memory.run())
             self._browser = await self._playwright.chromium.launch(
                 executable_path=self.executable, headless=True,
                 args=[*FLAGS, f"--js-flags=--max-old-space-size={HEAP_MB}"],
                 # whatever the interception cannot see goes here, and nowhere
                 proxy={"server": self._dead_end.url, "bypass": ""})
-            self._context = await self._browser.new_context(
-                service_workers="block", user_agent=self.config.user_agent,
-                viewport={"width": 1280, "height": 900})
-            await self._context.add_init_script(TRACKER)
-            await self._context.route("**/*", self._route)
-            await self._context.route_web_socket("**/*", self._refuse_web_socket)
+            self._context = await self._new_context(self._browser)
         except PlaywrightError as exc:
             await self._close_browser()
             raise _NoBrowser(f"the browser did not start: {str(exc).splitlines()[0]}"
                              ) from None
         self._generation += 1
         self._browser.on("disconnected", lambda _browser: self._on_disconnect())
-        self._context.on("page", self._on_page)
         self._rendered = 0
 
     async def _close_browser(self) -> None:
@@ -410,114 +425,6 @@ class Renderer:
             message = " ".join(str(getattr(error, "message", error)).split())
             visit.note("js-error", message[:300])
 
-    # -- the requests of a page ---------------------------------------------------------
-
-    async def _route(self, route: Route) -> None:
-        request = route.request
-        try:
-            frame = request.frame
-            tab, main = frame.page, frame.parent_frame is None
-        except PlaywrightError:  # a worker's request: it has no frame
-            await _quietly(route.abort("blockedbyclient"))
-            return
-        visit = self._visits.get(tab)
-        if visit is None:  # the tab's last page was read already
-            await _quietly(route.abort("aborted"))
-            return
-        url = request.url
-        kind = request_kind(url, resource_type=request.resource_type,
-                            navigation=request.is_navigation_request(), main_frame=main,
-                            document=visit.document.url, origin=self.origin,
-                            allows=self.allows)
-        visit.in_flight += 1
-        visit.network_at = time.monotonic()
-        try:
-            await self._answer(route, kind, url, request.method, request.resource_type, visit)
-        finally:
-            visit.in_flight -= 1
-            visit.network_at = time.monotonic()
-
-    async def _answer(self, route: Route, kind: Kind, url: str, method: str,
-                      resource_type: str, visit: _Visit) -> None:
-        if kind is Kind.DOCUMENT:
-            document = visit.document
-            await _quietly(route.fulfill(status=document.status or 200, body=document.body,
-                                         headers={"content-type": document.content_type
-                                                  or "text/html"}))
-        elif kind is Kind.NAVIGATION:
-            visit.note("navigation", url)
-            await _quietly(route.abort("aborted"))
-        elif kind in (Kind.FRAME, Kind.UNWANTED, Kind.OTHER):
-            await _quietly(route.abort("blockedbyclient"))
-        elif kind is Kind.DISALLOWED:
-            visit.note("robots-blocked", resource_type, url)
-            await _quietly(route.abort("blockedbyclient"))
-        elif method not in ("GET", "HEAD"):  # an API call: we send it, paced, as asked
-            await self._from_third_party(route, url, resource_type, visit,
-                                         noted=kind is Kind.THIRD_PARTY)
-        elif (stored := self.cache.get(url)) is not None:
-            await _quietly(route.fulfill(status=stored.status, headers=stored.headers,
-                                         body=stored.body))
-        elif kind is Kind.ORIGIN:
-            await self._from_origin(route, url, resource_type, visit)
-        else:
-            await self._from_third_party(route, url, resource_type, visit)
-
-    async def _from_origin(self, route: Route, url: str, resource_type: str,
-                           visit: _Visit) -> None:
-        answer = await self.fetch_origin(url)
-        if answer.status is None or answer.error is not None:
-            visit.note("request-failed", resource_type, url,
-                       answer.error.value if answer.error else "no answer")
-            await _quietly(route.abort("failed"))
-            return
-        headers = {"content-type": answer.content_type or "application/octet-stream"}
-        if answer.location:
-            headers["location"] = answer.location
-        if answer.status >= 400:
-            visit.note("request-failed", resource_type, url, f"status {answer.status}")
-        stored = Stored(answer.status, headers, answer.body or b"")
-        if answer.status == 200 and resource_type in CACHED_TYPES:
-            self.cache.put(url, stored)
-        await _quietly(route.fulfill(status=stored.status, headers=stored.headers,
-                                     body=stored.body))
-
-    async def _from_third_party(self, route: Route, url: str, resource_type: str,
-                                visit: _Visit, noted: bool = True) -> None:
-        """Sent by our own client under the crawl's network rule (the browser has no
-        network), as the page asked it: method, headers, body."""
-        origin = origin_of(url)
-        if noted:
-            visit.note("third-party", origin)
-        await self.pacer.wait(origin)
-        request = route.request
-        try:
-            answer = await self.requests.send(request.method, url, await request.all_headers(),
-                                              request.post_data_buffer)
-        except (RequestFailed, PlaywrightError) as exc:
-            why = " ".join(str(exc).split())[:200]
-            if why.startswith("private-address"):
-                visit.note("private-address", resource_type, url)
-            else:
-                visit.note("request-failed", resource_type, url, why)
-            await _quietly(route.abort("blockedbyclient" if why.startswith("private-address")
-                                       else "failed"))
-            return
-        if answer.status >= 400:
-            visit.note("request-failed", resource_type, url, f"status {answer.status}")
-        if answer.status == 200 and resource_type in CACHED_TYPES and request.method == "GET":
-            self.cache.put(url, Stored(answer.status, answer.headers, answer.body))
-        await _quietly(route.fulfill(status=answer.status, headers=answer.headers,
-                                     body=answer.body))
-
-    async def _refuse_web_socket(self, socket: WebSocketRoute) -> None:
-        """A page's WebSocket is never connected anywhere: closed at once, noted."""
-        for tab, visit in self._visits.items():
-            if not tab.is_closed():
-                visit.note("websocket-refused", socket.url)
-                break
-        with contextlib.suppress(PlaywrightError):
-            await socket.close(code=1008, reason="no network for rendered pages")
 
 
 def _from_environment(name: str, default: int) -> int:

@@ -11,12 +11,15 @@ whose script never yields is stopped from outside at ``--render-timeout``.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 from browser import chromium_path
-from conftest import run_cli
+from conftest import REPO, run_cli
 from forward_proxy import running_proxy
 from siteserver import RunningServer
 
@@ -115,3 +118,70 @@ def test_a_script_that_never_yields_is_stopped_at_the_render_timeout(tmp_path: P
     # bounded by the timeout, not by the endless loop (which never ends by itself);
     # generous for a loaded machine: what matters is that it ends
     assert took < 90, took
+
+
+def _largest_rss_of_a_run(*args: str) -> tuple[int, int, str]:
+    """The CLI run in a child of a fresh interpreter, which then reports the largest
+    resident size any process of that run reached (Chromium's renderers included: each
+    is waited for by its parent, so its peak reaches ``RUSAGE_CHILDREN``), in MB."""
+    program = (
+        "import resource, subprocess, sys\n"
+        "done = subprocess.run([sys.executable, '-m', 'crawler', *sys.argv[1:]],"
+        " capture_output=True, text=True)\n"
+        "sys.stderr.write(done.stderr)\n"
+        "print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+    done = subprocess.run([sys.executable, "-c", program, *args], capture_output=True,
+                          text=True, cwd=REPO, timeout=170,
+                          env={**os.environ, "NO_PROXY": "*"})
+    code, peak_kb = done.stdout.split()
+    return int(code), int(peak_kb) // 1024, done.stderr
+
+
+def test_a_page_that_eats_memory_dies_alone_and_the_crawl_goes_on(tmp_path: Path) -> None:
+    """A page allocating 1.6 GB of JavaScript heap is stopped at the renderer's cap
+    (``render-errors``: out of memory); the pages rendered beside it are read."""
+    site = tmp_path / "site"
+    site.mkdir()
+    links = "".join(f'<a href="/p{n}.html">p{n}</a>' for n in range(6))
+    (site / "index.html").write_text(
+        f"<!doctype html><title>Home</title>{links}<a href='/hog.html'>hog</a>"
+        "<a href='/buffers.html'>buffers</a>")
+    # outside the JavaScript heap (typed arrays' buffers): V8's cap does not see it,
+    # 40 MB more every 50 ms up to 3.2 GB, the page never calm meanwhile
+    (site / "buffers.html").write_text(
+        "<!doctype html><title>Buffers</title><script>"
+        "window.keep = []; const more = () => {"
+        "window.keep.push(new Float64Array(5e6).fill(1));"
+        "document.title = String(window.keep.length); };"
+        "more(); const grow = setInterval(() => {"
+        "more(); if (window.keep.length >= 80) clearInterval(grow); }, 50);"
+        "</script>")
+    (site / "hog.html").write_text(
+        "<!doctype html><title>Hog</title><script>"
+        "window.keep = [];"
+        "for (let i = 0; i < 200; i++) window.keep.push(new Array(1e6).fill(i + 0.5));"
+        "</script>")
+    for n in range(6):
+        (site / f"p{n}.html").write_text(
+            f"<!doctype html><title>P{n}</title><script>setTimeout(() => {{"
+            f"const a = document.createElement('a'); a.href = '/js{n}.html';"
+            f"document.body.append(a); }}, 300);</script>")
+        (site / f"js{n}.html").write_text(f"<!doctype html><title>JS{n}</title>")
+    report = tmp_path / "audit.json"
+    with RunningServer(site) as server:
+        code, peak_mb, stderr = _largest_rss_of_a_run(
+            "audit", server.url + "/", "--report", str(report), "--render", "always",
+            "--render-timeout", "8", "--browser", chromium_path(),
+            "--compare-sitemap", "off", "--no-check-external")
+    assert code in (0, 1), stderr
+    found = json.loads(report.read_text())
+    rows = {row["url"].removeprefix(server.url): row for row in found["urls"]}
+    # the links each page's script added were found: the pages beside the hog rendered
+    assert {f"/js{n}.html" for n in range(6)} <= set(rows), sorted(rows)
+    assert rows["/hog.html"]["rendered"] is False and rows["/buffers.html"]["rendered"] is False
+    errors = {item["url"].removeprefix(server.url): item for item in
+              found["findings"]["render-errors"]["items"] if item["error"] == "crash"}
+    assert "out of memory" in errors["/hog.html"]["detail"]
+    assert "out of memory" in errors["/buffers.html"]["detail"]
+    assert set(errors) == {"/hog.html", "/buffers.html"}  # no other page paid for them
+    assert peak_mb < 1100, peak_mb  # 1.5 GB asked; the renderer's cap is 512 MB of heap
