@@ -13,11 +13,15 @@ from crawler.core.credentials import REDACTED
 # The command line as given, to print the exact command that resumes a run.
 INVOCATION: list[str] = []
 
-SECRET_OPTIONS = frozenset({"--header", "--cookie", "--auth"})
+# Every option whose value is, or may hold, a secret: hidden wherever a command line
+# is shown again (the resume hint, at any moment of a run). One list, which a test
+# holds to the commands' options: an option with an ``-env`` twin, or whose help
+# warns it is "visible in ps", must be here.
+SECRET_OPTIONS = frozenset({"--header", "--cookie", "--auth", "--indexnow", "--redis"})
 
 
 def redact_arguments(argv: list[str]) -> list[str]:
-    """The command line with the values of --header, --cookie and --auth hidden."""
+    """The command line with the values of the :data:`SECRET_OPTIONS` hidden."""
     shown: list[str] = []
     hide_next = False
     for word in argv:
