@@ -207,6 +207,9 @@ class _Origin:
         except PrivateAddress:
             self.given_up = PRIVATE
             return
+        except (httpx.TimeoutException, httpx.ConnectError):
+            self.failures += 1  # a silent origin's robots.txt counts towards giving it up
+            status, body = None, b""
         except httpx.HTTPError:
             status, body = None, b""
         finally:
