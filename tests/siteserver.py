@@ -269,6 +269,11 @@ def _handler(site: SiteServer) -> type[BaseHTTPRequestHandler]:
             body = gzip.compress(b"<p>" + b"\0" * route.get("size", 200 * 1024 * 1024), 9)
             self._send(200, {"Content-Type": "text/html", "Content-Encoding": "gzip"}, body)
 
+        def _hangup(self, route: dict[str, Any]) -> None:
+            """The request read, the connection closed without a word of answer."""
+            self.close_connection = True
+            self.connection.shutdown(2)
+
         def _reset(self, route: dict[str, Any]) -> None:
             """Promise a body, send half, then drop the connection."""
             self.send_response(200)

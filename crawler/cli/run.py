@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import re
 import time
 import traceback
@@ -24,6 +25,7 @@ from crawler.audit.names import CHANGES, FINDINGS
 from crawler.cli import failure
 from crawler.cli.failure import (
     EXIT_FINDINGS,
+    EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_OUTPUT,
@@ -84,7 +86,23 @@ _ABSOLUTE_OR_PATH = re.compile(r"(https?://[^\s\"<>]+|/[^\s\"<>]*)\Z", re.IGNORE
 
 
 
+class _Redacted(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return failure.redact(super().format(record))
+
+
+def _show_unforeseen_errors() -> None:
+    """--debug: the traceback of each URL's unforeseen error, on stderr, redacted."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(_Redacted("sitemap-crawler: debug: %(message)s"))
+    logger = logging.getLogger("sitemap_crawler")
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+
+
 def run_crawl(*, debug: bool, quiet: bool, verbose: bool, **options: Any) -> int:
+    if debug:
+        _show_unforeseen_errors()
     display = CrawlDisplay(quiet=quiet, verbose=verbose,
                            concurrency=max(1, int(options.get("concurrency") or 1)),
                            max_pages=options.get("max_pages"))
@@ -290,10 +308,10 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
                 (lambda: sitemap_entries(listed, alternates, hints)) if spilled else
                 (lambda: entries), base, config.user_agent,
                 lambda line: display.console.print(line, markup=False) if not quiet else None,
-                rule_for_config(config))
+                rule_for_config(config)) or _internal_errors(result)
         finally:
             previous.close()
-    return EXIT_OK
+    return _internal_errors(result)
 
 
 def _run(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
@@ -407,7 +425,17 @@ def _audit(display: CrawlDisplay, *, quiet: bool, start_url: str,
     if present:
         return failure.fail("findings present: " + ", ".join(
             f"{name} ({found[name]['count']})" for name in present), EXIT_FINDINGS)
-    return EXIT_OK
+    return _internal_errors(result)
+
+
+def _internal_errors(result: CrawlResult) -> int:
+    """EXIT_OK, or EXIT_INTERNAL with one line when some URL met a fault of ours."""
+    count = result.stats.internal_errors
+    if not count:
+        return EXIT_OK
+    return failure.fail(f"{count} URL(s) met an internal error (rows internal-error: the "
+                        "output is written without them; run with --debug for the "
+                        "traceback, and please report it)", EXIT_INTERNAL)
 
 
 def _how_to_resume(state_path: str | None) -> str:

@@ -140,5 +140,6 @@ class CrawlStats:
     in_flight: int = 0
     listed: int = 0
     errors: int = 0
+    internal_errors: int = 0  # of those, faults of ours nobody foresaw (internal-error)
     videos_left_out: int = 0  # --videos: incomplete videos, not written
     skipped: int = 0

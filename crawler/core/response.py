@@ -24,5 +24,7 @@ class Response:
     length: int | None = None  # Content-Length, when the server sent one
     body: bytes | None = None
     error: ErrorKind | None = None
+    # an internal-error's exception, "Type: message" (the only free text of a Response)
+    detail: str | None = None
     elapsed: float = 0.0
     attempts: int = 1

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from crawler.config import CrawlConfig
+from crawler.core.errors import ErrorKind
 from crawler.core.records import PageRecord, SkippedUrl, Verdict
 from crawler.engine.result import CrawlResult
 from crawler.frontier.job import Job
@@ -74,6 +75,7 @@ class Bookkeeping:
             stats.listed += 1
         elif record.verdict is Verdict.ERROR:
             stats.errors += 1
+            stats.internal_errors += record.error is ErrorKind.INTERNAL
 
     def keep_unlisted(self, record: PageRecord) -> None:
         """--no-list: an indexable page that stays out of the sitemap; and the page's

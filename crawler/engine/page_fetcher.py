@@ -20,7 +20,9 @@ import anyio
 import anyio.abc
 
 from crawler.config import CrawlConfig
+from crawler.core.errors import CrawlerError
 from crawler.core.response import Response
+from crawler.core.unforeseen import log_unforeseen
 from crawler.engine.cores import usable_cores
 from crawler.engine.parse_sandbox import ParseSandbox
 from crawler.frontier.job import Job
@@ -254,6 +256,19 @@ class PageFetcher:
         return raw
 
     async def fetch(self, job: Job) -> PageOutcome:
+        """One URL fetched, read (and rendered): whatever goes wrong that nobody
+        foresaw becomes that URL's ``internal-error`` row, and the crawl goes on. One
+        bad URL must never cost a 100,000-page run; our own deliberate errors (a
+        browser that will not start, a full disk) still end it."""
+        try:
+            return await self._fetch(job)
+        except CrawlerError:
+            raise
+        except Exception as exc:
+            log_unforeseen(job.url, exc)
+            return failed_page(Response(url=job.url), job.depth, exc)
+
+    async def _fetch(self, job: Job) -> PageOutcome:
         fetch = self.fetcher.fetch
         headers = job.validators or None
         if self.documents and extension(job.url) in self.config.documents:

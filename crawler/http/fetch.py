@@ -42,6 +42,7 @@ from crawler.config import CrawlConfig
 from crawler.core.dates import retry_after_seconds
 from crawler.core.errors import ErrorKind
 from crawler.core.response import Response
+from crawler.core.unforeseen import log_unforeseen
 from crawler.http.address_rule import NetworkRule, PrivateAddress, rule_for_config
 from crawler.http.deadlines import Deadline, Deadlines
 from crawler.http.inflate import Inflater, TooLarge, Undecodable
@@ -149,6 +150,10 @@ class Fetcher:
                 if not deadline.expired_here():
                     raise
                 response.error, response.body = ErrorKind.TIMEOUT, None
+            except Exception as exc:  # a fault nobody foresaw: this URL's, not the crawl's
+                log_unforeseen(url, exc)
+                response.error, response.body = ErrorKind.INTERNAL, None
+                response.detail = f"{type(exc).__name__}: {exc}"[:300]
             finally:
                 self._deadlines.stop(deadline)
             response.attempts = attempt

@@ -86,8 +86,9 @@ class H1Transport(httpx.AsyncBaseTransport):
         key = (scheme, url.raw_host, port)
         head = _request_head(request)
         head_only = request.method == "HEAD"
-        for _attempt in range(2):
-            connection, reused = await self._connection(key)
+        fresh = False  # after a stale connection, the next is a new one, never pooled
+        while True:
+            connection, reused = await self._connection(key, fresh=fresh)
             try:
                 connection.send(head, head_only)
                 when_sent = request.extensions.get(WHEN_SENT)
@@ -97,7 +98,11 @@ class H1Transport(httpx.AsyncBaseTransport):
             except _Stale:
                 self._discard(connection)
                 if reused:
-                    continue  # closed by the server while idle: once more, on a new one
+                    # closed by the server while idle: once more, on a new connection (the
+                    # other idle ones to this origin are likely as old: they are let go)
+                    self._drop_idle(key)
+                    fresh = True
+                    continue
                 raise httpx.ReadError(
                     "the server closed the connection without answering") from None
             except BaseException:
@@ -107,7 +112,6 @@ class H1Transport(httpx.AsyncBaseTransport):
             return httpx.Response(status, headers=_headers(headers),
                                   stream=_Body(self, connection), request=request,
                                   extensions=HTTP_11)
-        raise AssertionError("unreachable")  # pragma: no cover
 
     async def aclose(self) -> None:
         self._closed = True
@@ -116,9 +120,15 @@ class H1Transport(httpx.AsyncBaseTransport):
                 idle.pop().close()
         self._idle.clear()
 
-    async def _connection(self, key: tuple[bytes, bytes, int]) -> tuple[_Connection, bool]:
-        """An idle connection to ``key``'s origin (reused) or a new one."""
+    def _drop_idle(self, key: tuple[bytes, bytes, int]) -> None:
         idle = self._idle.get(key)
+        while idle:
+            self._discard(idle.pop())
+
+    async def _connection(self, key: tuple[bytes, bytes, int], *, fresh: bool = False
+                          ) -> tuple[_Connection, bool]:
+        """An idle connection to ``key``'s origin (reused) or, ``fresh``, a new one."""
+        idle = None if fresh else self._idle.get(key)
         now = time.monotonic()
         while idle:
             connection = idle.pop()
@@ -135,7 +145,7 @@ class H1Transport(httpx.AsyncBaseTransport):
                     if waiter.done() and not waiter.cancelled():
                         self._wake_one()  # woken, but leaving: the turn passes on
                     raise
-                reused = self._idle.get(key)
+                reused = None if fresh else self._idle.get(key)
                 if reused:
                     connection = reused.pop()
                     if connection.usable(time.monotonic(), self._keepalive):

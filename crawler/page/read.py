@@ -129,6 +129,7 @@ def read_page(
         error=response.error,
         elapsed=response.elapsed,
         attempts=response.attempts,
+        detail=response.detail,
     )
     outcome = PageOutcome(record, etag=response.etag, last_modified=response.last_modified)
     record.bytes = len(response.body) if response.body is not None else response.length
