@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 from typing import Any, TextIO
-from xml.sax.saxutils import escape, quoteattr
 
 from crawler.audit.names import CHANGES, FINDINGS
+from sitemap_writer.serialize import xml_text
 
 
 def write_junit(out: TextIO, document: dict[str, Any], failing: list[str]) -> None:
@@ -45,18 +45,16 @@ def write_junit(out: TextIO, document: dict[str, Any], failing: list[str]) -> No
 def _case(name: str, item: dict[str, Any], fails: bool) -> str:
     what = str(item.get("url") or item.get("keep") or item.get("sitemap")
                or item.get("title") or "")
-    details = escape(_clean(json.dumps(item, ensure_ascii=False, indent=1)))
-    head = f"    <testcase classname={quoteattr(name)} name={quoteattr(_clean(what))}>"
+    details = xml_text(json.dumps(item, ensure_ascii=False, indent=1))
+    head = f"    <testcase classname={quoteattr(name)} name={quoteattr(what)}>"
     if fails:
-        message = quoteattr(_clean(f"{name}: {what}"))
+        message = quoteattr(f"{name}: {what}")
         body = f"      <failure message={message} type={quoteattr(name)}>{details}</failure>"
     else:
         body = f"      <system-out>{details}</system-out>"
     return f"{head}\n{body}\n    </testcase>"
 
 
-def _clean(text: str) -> str:
-    """Characters XML 1.0 cannot carry (a page title may hold any) become U+FFFD."""
-    return "".join(char if char in "\t\n\r" or (" " <= char <= "\ud7ff")
-                   or ("\ue000" <= char <= "\ufffd") or char > "\uffff" else "\ufffd"
-                   for char in text)
+def quoteattr(text: str) -> str:
+    """An attribute's value, quoted: the one XML text function, escaped (its quotes too)."""
+    return f'"{xml_text(text)}"'

@@ -18,6 +18,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser
@@ -30,9 +31,14 @@ from crawler.page.structured_rules import (
 )
 
 MAX_ERRORS = 20  # a page's errors kept: enough to fix it, bounded for a hostile one
+# JSON-LD nested deeper than this is not read (real markup nests a dozen levels; past
+# about a thousand, Python's parser and every walk over the items would raise)
+MAX_DEPTH = 100
 ERROR_CHARS = 300
 LD_JSON = "application/ld+json"
 _SCHEMA_PREFIX = re.compile(r"^(?:https?://schema\.org/|schema:)", re.IGNORECASE)
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
 @dataclass(slots=True)
@@ -91,9 +97,14 @@ def _json_ld(tree: Any, errors: list[str]) -> Iterator[dict[str, Any]]:
     blocks = [node for node in tree.iter("script")
               if (node.get("type") or "").strip().lower() == LD_JSON]
     for number, node in enumerate(blocks, 1):
+        text = node.text or ""
+        if nesting(text) > MAX_DEPTH:
+            errors.append(f"JSON-LD block {number} is nested deeper than {MAX_DEPTH} "
+                          "levels: not read")
+            continue
         try:
-            data = json.loads(node.text or "")
-        except ValueError as exc:
+            data = json.loads(text)
+        except (ValueError, RecursionError) as exc:
             errors.append(f"JSON-LD block {number} does not parse: {exc}")
             continue
         for item in data if isinstance(data, list) else [data]:
@@ -101,6 +112,13 @@ def _json_ld(tree: Any, errors: list[str]) -> Iterator[dict[str, Any]]:
                 errors.append(f"JSON-LD block {number}: an item that is not an object")
                 continue
             yield from _graph(item, item.get("@context"), number, errors)
+
+
+def nesting(text: str) -> int:
+    """How deep the arrays and objects of a JSON text nest (brackets inside strings
+    not counted), found without parsing it: the parser itself would recurse."""
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    return max(accumulate(1 if bracket in "[{" else -1 for bracket in brackets), default=0)
 
 
 def _graph(item: dict[str, Any], context: Any, number: int, errors: list[str]

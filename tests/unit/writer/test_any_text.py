@@ -26,11 +26,11 @@ from sitemap_writer.news import NewsEntry
 from sitemap_writer.serialize import xml_text
 
 # anything at all, the troublesome characters made likely
-HOSTILE = st.text(alphabet=st.one_of(
+HOSTILE = st.lists(st.one_of(
     st.characters(codec=None, categories=None),
     st.sampled_from(["\x00", "\x01", "\x1b", "\x0b", "\x7f", "\x85", "\x9f", "\ud800",
                      "\udfff", "\ufffe", "\uffff", "]]>", "&", "<", "\U0001f600", "\r"])),
-    min_size=1, max_size=60)
+    min_size=1, max_size=40).map("".join)
 BASE = "https://example.com/"
 
 
@@ -60,7 +60,9 @@ def test_every_file_parses_and_validates(tmp_path_factory: object, title: str,
     Schemas("siteindex").assertValid(etree.parse(str(out / "sitemap_index.xml")))
     Schemas("sitemap-news-set").assertValid(etree.parse(str(out / "sitemap-news.xml")))
     shown = shard.find(".//{http://www.google.com/schemas/sitemap-video/1.1}title").text
-    assert shown == xml_text(_printable(title)[:100], escaped=False)
+    # read back as written, but for XML's own line-end normalisation (CR to LF)
+    expected = xml_text(_printable(title)[:100], escaped=False)
+    assert shown == expected.replace("\r\n", "\n").replace("\r", "\n")
 
     report = out / "audit.junit.xml"
     found = {name: {"count": 0, "items": []} for name in FINDINGS}
