@@ -185,3 +185,36 @@ def test_a_page_that_eats_memory_dies_alone_and_the_crawl_goes_on(tmp_path: Path
     assert "out of memory" in errors["/buffers.html"]["detail"]
     assert set(errors) == {"/hog.html", "/buffers.html"}  # no other page paid for them
     assert peak_mb < 1100, peak_mb  # 1.5 GB asked; the renderer's cap is 512 MB of heap
+
+
+@pytest.mark.parametrize("delay", [5, 0.1])
+def test_a_page_still_loading_at_the_deadline_is_a_timeout(tmp_path: Path, delay: float
+                                                          ) -> None:
+    """Under load a page may not even have loaded its scripts by ``--render-timeout``:
+    it must be reported as a timeout, whatever state the browser is in then. A script
+    held 5 s by the server stands for that load; a page that never settles stands for
+    the rest (its chain of short timers never lets it)."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text(
+        "<!doctype html><title>Home</title><a href='/slow.html'>slow</a>"
+        "<a href='/never.html'>never</a>")
+    (site / "slow.html").write_text(
+        "<!doctype html><title>Slow</title><script src='/slow.js'></script><p>x</p>")
+    (site / "slow.js").write_text("document.title = 'loaded';")
+    (site / "never.html").write_text(
+        "<!doctype html><title>Never</title><div id='app'></div><script>let n = 0;"
+        "const tick = () => { document.getElementById('app').textContent = ++n;"
+        "setTimeout(tick, 20); }; tick();</script>")
+    report = tmp_path / "audit.json"
+    with RunningServer(site, routes={"/slow.js": {"delay": delay}}) as server:
+        run = run_cli("audit", server.url + "/", "--report", str(report), "--render",
+                      "always", "--render-timeout", "2", "--browser", chromium_path(),
+                      "--compare-sitemap", "off", timeout=150)
+    assert run.code in (0, 1), run.stderr
+    errors = [(item["url"].removeprefix(server.url), item["error"]) for item in
+              json.loads(report.read_text())["findings"]["render-errors"]["items"]]
+    assert ("/never.html", "timeout") in errors, errors
+    if delay > 2:
+        assert ("/slow.html", "timeout") in errors, errors
+    assert not [error for error in errors if error[1] == "crash"], errors

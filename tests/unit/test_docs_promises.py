@@ -1,0 +1,24 @@
+"""What the manual promises matches what the commands do.
+
+The report formats: each extension the CLI accepts (and ``-``) is named on the
+audits page and in the crawl command's reference, so a reader is never told a
+working format "exits 2".
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from crawler.cli.report_files import REPORT_FORMATS
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "pages"
+
+
+@pytest.mark.parametrize("page", ["audits.md", "crawl-command.md"])
+def test_every_report_format_is_named(page: str) -> None:
+    text = (DOCS / page).read_text()
+    missing = [extension for extension in REPORT_FORMATS if f"`{extension}`" not in text]
+    assert not missing, missing
+    assert "`--report -`" in text or "or `-` for" in text
