@@ -154,13 +154,18 @@ def _external(result: CrawlResult, where: Callable[[str], dict[str, Any]]
 def _broken_fragments(pointing: dict[tuple[str, str], list[Any]], records: RecordStore,
                       result: CrawlResult) -> list[dict[str, Any]]:
     """Links to ``#anchor`` that the target page does not have (``--check-fragments``):
-    in scope from the page as it was read, elsewhere from the page fetched once."""
+    in scope from the page as it was read (for a page that redirects, the page its
+    redirects end on), elsewhere from the page fetched once."""
     elsewhere = {check.url: check.ids for check in result.external or []
                  if check.ids is not None}
     broken = []
     for (target, fragment), (count, pages) in sorted(pointing.items()):
-        record = records.get(target)
-        ids = record.anchor_ids if record is not None else elsewhere.get(target)
+        record, where = records.get(target), target
+        if record is not None and record.redirect_to is not None:
+            # in scope and moved: the anchor must be on the page the redirects end on
+            _chain, where = final_target(record, records)
+            record = records.get(where)
+        ids = record.anchor_ids if record is not None else elsewhere.get(where)
         if ids is None or fragment in ids:
             continue  # not read (not fetched, not HTML, too large): nothing to say
         broken.append({"url": f"{target}#{fragment}", "target": target, "fragment": fragment,

@@ -148,14 +148,16 @@ def _errors(result: CrawlResult) -> list[dict]:
     items = [{"sitemap": file.url, "status": file.status, "problem": problem,
               **({"index": file.parent} if file.parent else {})}
              for file in live.files for problem in file.problems]
-    if live.source == "none":
-        items.append({"sitemap": None, "status": None,
+    if live.source == "none":  # named by the first URL tried: every format shows a name
+        items.append({"sitemap": live.tried[0] if live.tried else live.asked, "status": None,
+                      "tried": list(live.tried),
                       "problem": "not-found: robots.txt names no sitemap and none answers at "
                       + ", ".join(live.tried)})
+    first = live.files[0].url if live.files else live.asked
     for count, kept, what in ((live.invalid_count, len(live.invalid), "invalid URLs"),
                               (live.outside_count, len(live.outside), "out-of-scope URLs"),
                               (live.lastmods_unlisted + KEPT, KEPT, "wrong lastmods")):
         if count > kept:
-            items.append({"sitemap": None, "status": None,
+            items.append({"sitemap": first, "status": None,
                           "problem": f"{count - kept} more {what} than the report names"})
     return items

@@ -119,16 +119,45 @@ def audit_command(**options: Any) -> int:
 def enqueue_command(configs: tuple[str, ...], redis_url: str, queue_name: str) -> int:
     """Put one regeneration job per site config on an RQ queue.
 
-    Each job is 'crawl --config FILE', run by 'rq worker -w
-    crawler.jobs.worker.SiteWorker QUEUE'. A config must name start-url, out
+    Each job is 'crawl --config FILE', run by 'sitemap-crawler worker'. A
+    config must name start-url, out
     and state (on storage every worker shares: a job killed on one worker
     resumes on another from its state); its [job] table may set timeout
-    ("6h") and retries (3). Needs the jobs extra: pip install
-    'sitemap-crawler[jobs]'.
+    ("6h"), retries (3) and retry-after (["10s", "1m", "5m"]). Needs the jobs
+    extra: pip install 'sitemap-crawler[jobs]'.
     """
     from crawler.cli.job_commands import enqueue_sites
 
     return enqueue_sites(configs, redis_url, queue_name)
+
+
+@cli.command("worker")
+@click.option("--redis", "redis_url", required=True, metavar="URL",
+              help="The Redis to take jobs from (redis://host:6379/0, rediss://…, "
+              "unix:///path/redis.sock).")
+@click.option("--queue", "queue_name", default="sitemaps", show_default=True,
+              help="The RQ queue to take jobs from.")
+@click.option("--burst", is_flag=True,
+              help="Stop once the queue is empty (jobs waiting for a retry are left).")
+@click.option("--job-monitoring-interval", "monitoring_interval", type=click.IntRange(1),
+              default=30, show_default=True, metavar="SECONDS",
+              help="How often a running job's heartbeat is renewed.")
+@click.option("--maintenance-interval", type=click.IntRange(1), default=30, show_default=True,
+              metavar="SECONDS", help="How often the worker looks for jobs whose worker "
+              "died. Such a job is taken over within the monitoring interval, plus "
+              "SITEMAP_CRAWLER_HEARTBEAT_GRACE (60 s), plus this: two minutes by default.")
+def worker_command(redis_url: str, queue_name: str, burst: bool, monitoring_interval: int,
+                   maintenance_interval: int) -> int:
+    """Run site jobs from the queue, one at a time, until stopped.
+
+    RQ's worker with our job class and RQ's scheduler: a job that fails is tried
+    again after its [job] retry-after waits, and a job whose worker was killed is
+    taken over and resumes from its state. Start as many as you like; stop one
+    with Ctrl-C or SIGTERM (it finishes its current job first; twice: at once).
+    """
+    from crawler.cli.job_commands import run_worker
+
+    return run_worker(redis_url, queue_name, burst, monitoring_interval, maintenance_interval)
 
 
 @cli.command("jobs")
@@ -137,8 +166,9 @@ def enqueue_command(configs: tuple[str, ...], redis_url: str, queue_name: str) -
 @click.option("--queue", "queue_name", default="sitemaps", show_default=True,
               help="The RQ queue to list.")
 def jobs_command(redis_url: str, queue_name: str) -> int:
-    """List the queue's jobs: queued, running, finished and failed, each with its
-    site and its summary line (or why it failed)."""
+    """List the queue's jobs: queued, running, retrying (with the time of the next
+    attempt), finished and failed, each with its site and its summary line (or
+    why it failed)."""
     from crawler.cli.job_commands import show_jobs
 
     return show_jobs(redis_url, queue_name)

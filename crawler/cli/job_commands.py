@@ -1,4 +1,4 @@
-"""``enqueue`` and ``jobs``: the CLI's side of the RQ queue (crawler.jobs)."""
+"""``enqueue``, ``worker`` and ``jobs``: the CLI's side of the RQ queue (crawler.jobs)."""
 
 from __future__ import annotations
 
@@ -45,8 +45,24 @@ def enqueue_sites(configs: tuple[str, ...], redis_url: str, queue_name: str) -> 
     for job_id, site in queued:
         click.echo(f"queued {job_id} {site.start_url} ({site.config})")
     click.echo(f"{len(queued)} job(s) on queue {queue_name!r} at {_redacted(redis_url)}; "
-               f"run them with: rq worker -w crawler.jobs.worker.SiteWorker "
-               f"--url URL {queue_name}", err=True)
+               f"run them with: sitemap-crawler worker --redis URL --queue {queue_name}",
+               err=True)
+    return EXIT_OK
+
+
+def run_worker(redis_url: str, queue_name: str, burst: bool, monitoring_interval: int,
+               maintenance_interval: int) -> int:
+    _need_rq()
+    from crawler.jobs.queue import connect
+    from crawler.jobs.worker import run_worker as work
+
+    _keep_secret(redis_url)
+    try:
+        connect(redis_url)
+    except ConfigError as exc:
+        return failure.fail(str(exc), EXIT_USAGE)
+    work(redis_url, queue_name, burst=burst, monitoring_interval=monitoring_interval,
+         maintenance_interval=maintenance_interval)
     return EXIT_OK
 
 

@@ -240,9 +240,9 @@ class PageFetcher:
             self.renderer = _renderer(self)
         record = raw.record
         shown = await self.renderer.render(response)
-        if shown.html is None:  # the browser crashed twice: the raw HTML is what there is
+        if shown.html is None:  # crashed twice, or never loaded: the raw HTML is what there is
             record.render_why = f"{record.render_why}; not rendered: {shown.failure}"
-            record.render_notes = (("crash", shown.failure or "the browser failed"),)
+            record.render_notes = ((shown.failure_kind, shown.failure or "the browser failed"),)
         else:
             body = shown.html.encode("utf-8", "surrogatepass")
             dom = replace(response, body=body, content_type="text/html; charset=utf-8")

@@ -1,1 +1,2 @@
-"""Regeneration jobs on RQ: one job per site config, run by ``rq worker``."""
+"""Regeneration jobs on RQ: one job per site config, run by ``sitemap-crawler worker``
+(RQ's worker, with its scheduler)."""

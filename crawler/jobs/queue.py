@@ -15,14 +15,13 @@ from crawler.jobs.site_config import SiteJob, read_site
 from crawler.jobs.site_job import CrawlFailed
 
 JOB_FUNCTION = "crawler.jobs.site_job.run_site"
-RETRY_INTERVALS = [10, 60, 300]  # seconds before a failed job's 1st, 2nd, 3rd retry
 RESULT_TTL = 7 * 86400  # a finished job's summary is listed for a week
 FAILURE_TTL = 30 * 86400
 
 
 @dataclass(frozen=True, slots=True)
 class JobRow:
-    state: str  # queued, running, finished, failed
+    state: str  # queued, running, retrying (waiting for its next attempt), finished, failed
     job_id: str
     site: str
     summary: str
@@ -51,7 +50,7 @@ def enqueue(configs: Iterable[str], redis_url: str, queue_name: str) -> list[tup
         job = queue.enqueue(
             JOB_FUNCTION, str(site.config), job_timeout=site.timeout, result_ttl=RESULT_TTL,
             failure_ttl=FAILURE_TTL, description=site.start_url,
-            retry=Retry(max=site.retries, interval=RETRY_INTERVALS[:max(site.retries, 1)])
+            retry=Retry(max=site.retries, interval=list(site.retry_after[:site.retries]))
             if site.retries else None,
             meta={"site": site.start_url, "config": str(site.config)})
         queued.append((job.id, site))
@@ -61,21 +60,47 @@ def enqueue(configs: Iterable[str], redis_url: str, queue_name: str) -> list[tup
 def list_jobs(redis_url: str, queue_name: str) -> list[JobRow]:
     from rq import Queue
     from rq.job import Job
-    from rq.registry import FailedJobRegistry, FinishedJobRegistry, StartedJobRegistry
+    from rq.registry import (
+        FailedJobRegistry,
+        FinishedJobRegistry,
+        ScheduledJobRegistry,
+        StartedJobRegistry,
+    )
 
     connection = connect(redis_url)
     queue = Queue(queue_name, connection=connection)
+    scheduled = ScheduledJobRegistry(queue=queue)
     groups = (("queued", queue.get_job_ids()),
               ("running", StartedJobRegistry(queue=queue).get_job_ids()),
+              ("retrying", scheduled.get_job_ids()),
               ("finished", FinishedJobRegistry(queue=queue).get_job_ids()),
               ("failed", FailedJobRegistry(queue=queue).get_job_ids()))
-    rows = []
+    rows, seen = [], set()
+    # a job may stand in two registries for a moment (one taken over from a dead worker
+    # is scheduled for a retry as it runs again): the first state listed wins
+    order = ("running", "finished", "failed", "queued", "retrying")
+    groups = tuple(sorted(groups, key=lambda group: order.index(group[0])))
     for state, ids in groups:
         for job in Job.fetch_many(list(ids), connection=connection):
-            if job is None:
+            if job is None or job.id in seen:
                 continue
-            rows.append(JobRow(state, job.id, job.meta.get("site", "?"), _summary(job, state)))
+            seen.add(job.id)
+            summary = (_next_attempt(job, scheduled) if state == "retrying"
+                       else _summary(job, state))
+            rows.append(JobRow(state, job.id, job.meta.get("site", "?"), summary))
     return rows
+
+
+def _next_attempt(job: Any, scheduled: Any) -> str:
+    """When a failed job is tried again, and how many tries it has left."""
+    try:
+        when = scheduled.get_scheduled_time(job)
+    except Exception:  # gone between the two look-ups
+        return "waiting to be tried again"
+    left = getattr(job, "retries_left", None)
+    tries = f" ({left} more retr{'y' if left == 1 else 'ies'} after it)" if left is not None \
+        else ""
+    return f"next attempt {when:%Y-%m-%d %H:%M:%S} UTC{tries}"
 
 
 def _summary(job: Any, state: str) -> str:

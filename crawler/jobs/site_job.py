@@ -5,7 +5,10 @@ crawl however it is started (its signals, its exit codes, its one-line errors),
 and it is told to stop (SIGTERM: the state keeps what was done) if the horse
 dies. What makes a killed job lose nothing is the state file: a job that finds
 the state of an interrupted run continues it with ``--resume``; RQ's retry
-policy and its handling of abandoned jobs bring the job back on a worker.
+policy and its handling of abandoned jobs bring the job back on a worker. A
+retry after a run that *failed* (the site answered 503, or was unreachable)
+starts afresh instead: resuming would keep the failed answers, and ask nothing
+again.
 
 Two jobs of one site never write at once: the crawl holds its ``--out``
 directory with a lock, and a job that finds it held waits for it instead of
@@ -36,11 +39,15 @@ class CrawlFailed(Exception):
 
 def run_site(config: str) -> str:
     """Crawl one site; the summary line is the job's result (``jobs`` shows it)."""
+    from rq import get_current_job
+
     site = read_site(config)
+    job = get_current_job()
+    failed_before = job is not None and job.meta.get("failed_exit") is not None
     deadline = time.monotonic() + site.timeout
     while True:
         args = [sys.executable, "-m", "crawler", "crawl", "--config", str(site.config)]
-        if interrupted(site.state):
+        if interrupted(site.state) and not failed_before:
             args.append("--resume")
         done = subprocess.run(args, capture_output=True, text=True,
                               preexec_fn=_die_with_parent, check=False)
@@ -52,6 +59,9 @@ def run_site(config: str) -> str:
         if done.returncode == EXIT_OUTPUT and LOCK_HELD in last and time.monotonic() < deadline:
             time.sleep(LOCK_POLL)  # the same site, crawled by another job: wait our turn
             continue
+        if job is not None:  # its retry starts afresh (see above)
+            job.meta["failed_exit"] = done.returncode
+            job.save_meta()
         raise CrawlFailed(f"exit {done.returncode}: {last}")
 
 

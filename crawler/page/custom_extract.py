@@ -106,7 +106,7 @@ def extract_values(rules: tuple[Rule, ...], tree: LexborHTMLParser, html: str
                       for match in re.finditer(rule.query, html)]
         else:
             if document is None:
-                document = _lxml_document(html)
+                document = browser_tree(tree)
             values = _xpath(rule.query, document)
         values = [value for value in values if value is not None]
         found.append((rule.name, values[:MAX_VALUES] if rule.every
@@ -118,13 +118,53 @@ def _text(value: str | None) -> str | None:
     return None if value is None else " ".join(value.split())[:MAX_VALUE_CHARS]
 
 
-def _lxml_document(html: str) -> Any:
+def browser_tree(tree: LexborHTMLParser) -> Any:
+    """The page's tree as lexbor built it, which is the HTML standard's tree builder
+    (what browsers build: an implied ``<tbody>``, a ``<p>`` closed by a block,
+    misnested formatting re-opened), carried over into lxml elements so XPath 1.0
+    runs on it. lxml's own HTML parser builds another tree (libxml2's), on which
+    ``//table/tbody/tr`` finds nothing when the source has no ``<tbody>``. Built
+    without recursion: a page may nest deeper than Python's stack."""
+    from lxml import etree
     from lxml import html as lxml_html
 
-    try:
-        return lxml_html.document_fromstring(html or "<html></html>")
-    except Exception:  # an empty or unparseable document: nothing to find in it
+    top = tree.root
+    if top is None:
         return None
+    root = _element(lxml_html, top)
+    stack = [(top, root)]
+    while stack:
+        node, element = stack.pop()
+        last = None
+        for child in node.iter(include_text=True):
+            tag = child.tag
+            if tag == "-text":
+                text = child.text_content or ""
+                if last is None:
+                    element.text = (element.text or "") + text
+                else:
+                    last.tail = (last.tail or "") + text
+            elif tag and not tag.startswith(("-", "!")):
+                made = _element(lxml_html, child)
+                element.append(made)
+                last = made
+                stack.append((child, made))
+    return etree.ElementTree(root)
+
+
+def _element(lxml_html: Any, node: Any) -> Any:
+    """An lxml element for a lexbor node; a name XML cannot carry (HTML allows
+    ``<a:b>`` or ``x@y=""``) is kept as near as XML allows, or left out."""
+    try:
+        element = lxml_html.Element(node.tag)
+    except ValueError:
+        element = lxml_html.Element("_".join(re.findall(r"[A-Za-z0-9_.-]+", node.tag)) or "x")
+    for name, value in node.attributes.items():
+        try:
+            element.set(name, value or "")
+        except ValueError:
+            continue
+    return element
 
 
 def _xpath(expression: str, document: Any) -> list[str | None]:

@@ -106,6 +106,7 @@ class RenderedPage:
     settled: bool = True
     notes: list[tuple[str, ...]] = field(default_factory=list)
     failure: str | None = None  # why there is no html
+    failure_kind: str = "crash"  # its render-errors kind: crash, or timeout
 
 
 class _Crashed(Exception):
@@ -235,15 +236,21 @@ class Renderer:
                 first = str(exc).splitlines()[0]
                 if visit.crashed or "crashed" in first.lower():
                     first = "the page's renderer process died: " + self.memory.why_crashed()
+                elif not settled and "navigating" in first:
+                    # still loading at the deadline (a busy machine, a slow script): a
+                    # timeout, read from its raw HTML, not a crash to try again
+                    await self._retire(tab)
+                    return RenderedPage(None, document.url, settled=False,
+                                        failure=f"still loading at --render-timeout "
+                                        f"{self.config.render_timeout:g}s: read from its "
+                                        "raw HTML", failure_kind="timeout")
                 raise _Crashed(first, generation) from None
             except TimeoutError:  # still held after its script was stopped: let it go
                 await self._retire(tab)
                 return RenderedPage(None, document.url, settled=False,
-                                    notes=[("timeout", "a script held the page past "
-                                            f"--render-timeout {self.config.render_timeout:g}s"
-                                            " and could not be stopped")],
-                                    failure="render-timeout: the page's script never "
-                                    "yielded")
+                                    failure=f"a script held the page past --render-timeout "
+                                    f"{self.config.render_timeout:g}s and could not be "
+                                    "stopped: read from its raw HTML", failure_kind="timeout")
         finally:
             self._visits.pop(tab, None)
             self._busy -= 1

@@ -184,3 +184,25 @@ def test_anchors_are_checked_again_when_the_pages_answer_304(tmp_path: Path) -> 
                 assert asked == [True, True]  # both answered 304
     u = ours.url
     assert found[1] == found[2] == [u + "/#gone", u + "/#nowhere-else", u + "/a.html#nowhere"]
+
+
+def test_an_anchor_through_an_in_scope_redirect_is_checked_on_the_page_it_ends_on(
+        tmp_path: Path) -> None:
+    """``moved.html#nosuch`` where moved.html is a 301 to a page without that id: the
+    same case on another origin was reported, in scope it was not."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text(
+        '<!doctype html><title>Home</title><a href="/moved.html#nosuch">broken</a>'
+        '<a href="/moved.html#here">fine</a><a href="/twice.html#gone">broken, two hops</a>')
+    (site / "new.html").write_text('<!doctype html><title>New</title><p id="here">x</p>')
+    routes = {"/moved.html": {"status": 301, "headers": {"Location": "/new.html"}},
+              "/twice.html": {"status": 302, "headers": {"Location": "/moved.html"}}}
+    report = tmp_path / "r.json"
+    with RunningServer(site, routes=routes) as ours:
+        run = run_cli("audit", ours.url + "/", "--report", str(report), "--check-fragments",
+                      "--compare-sitemap", "off")
+    assert run.code == 0, run.stderr
+    items = json.loads(report.read_text())["findings"]["broken-fragments"]["items"]
+    assert sorted(item["url"].removeprefix(ours.url) for item in items) == [
+        "/moved.html#nosuch", "/twice.html#gone"]

@@ -1,6 +1,7 @@
-"""Regeneration jobs on RQ with a real redis-server and real ``rq worker`` processes:
-ten sites enqueued and finished as by hand, and a worker killed mid-crawl whose job
-finishes on the other worker with the same sitemap."""
+"""Regeneration jobs on RQ with a real redis-server and real ``sitemap-crawler worker``
+processes: ten sites enqueued and finished as by hand, a worker killed mid-crawl whose
+job finishes on the other worker with the same sitemap, and a failing site tried
+again after its retry-after waits, then listed failed."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -20,8 +22,8 @@ from siteserver import RunningServer
 pytestmark = pytest.mark.timeout(240)
 SITES = ["basic", "shop", "i18n", "many", "docs", "facts", "structured", "seeds", "media",
          "feeds"]
-WORKER = ["rq", "worker", "-w", "crawler.jobs.worker.SiteWorker", "--job-monitoring-interval",
-          "1", "--maintenance-interval", "2"]
+WORKER = [sys.executable, "-m", "crawler", "worker", "--job-monitoring-interval", "1",
+          "--maintenance-interval", "2"]
 
 
 @pytest.fixture
@@ -47,8 +49,8 @@ def redis_url(tmp_path: Path) -> Iterator[str]:
 
 def worker(redis_url: str, *, burst: bool, grace: str = "2") -> subprocess.Popen[str]:
     env = {**os.environ, "SITEMAP_CRAWLER_HEARTBEAT_GRACE": grace, "NO_PROXY": "*"}
-    return subprocess.Popen([*WORKER, "--url", redis_url, *(["--burst"] if burst else []),
-                             "sitemaps"], cwd=REPO, env=env, text=True,
+    return subprocess.Popen([*WORKER, "--redis", redis_url, *(["--burst"] if burst else [])],
+                            cwd=REPO, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             start_new_session=True)
 
@@ -157,3 +159,37 @@ def test_an_unreachable_redis_is_one_line_without_its_password(tmp_path: Path) -
     assert run.code == 2
     assert "cannot reach Redis" in run.stderr and "hunter22" not in run.stderr
     assert len(run.stderr.strip().splitlines()) == 1
+
+
+def test_a_failing_site_is_tried_again_after_its_waits_then_listed_failed(
+        tmp_path: Path, redis_url: str) -> None:
+    """The documented worker retries as documented: RQ schedules a failed job's retry,
+    and only a worker with a scheduler puts it back on the queue (``rq worker``
+    without one ran such a job once, and it vanished from ``jobs``)."""
+    root = tmp_path / "down"
+    root.mkdir()
+    with RunningServer(root, routes={"/": {"status": 503, "body": "down"}}) as site:
+        config = site_config(tmp_path, "down", site.url, retries="0")
+        config.write_text(config.read_text().replace(
+            'timeout = "5m"', 'timeout = "5m"\nretries = 2\nretry-after = [2, 3]'))
+        assert run_cli("enqueue", str(config), "--redis", redis_url).code == 0
+        running = worker(redis_url, burst=False)
+        try:
+            seen_retrying = ""
+            deadline = time.monotonic() + 90
+            while True:
+                listing = run_cli("jobs", "--redis", redis_url).stdout
+                if listing.startswith("retrying"):
+                    seen_retrying = listing
+                if listing.startswith("failed"):
+                    break
+                assert time.monotonic() < deadline, listing
+                time.sleep(0.3)
+        finally:
+            os.killpg(running.pid, signal.SIGTERM)
+            running.wait(timeout=30)
+        attempts = [hit.at for hit in site.log if hit.path == "/"]
+    assert "next attempt " in seen_retrying, seen_retrying
+    assert len(attempts) == 3, attempts  # the first try and two retries
+    assert attempts[1] - attempts[0] >= 1.5 and attempts[2] - attempts[1] >= 2.5
+    assert "start URL" in listing or "503" in listing, listing

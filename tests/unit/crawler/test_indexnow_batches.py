@@ -26,9 +26,9 @@ def test_retries_wait_longer_each_time_and_give_up(monkeypatch: pytest.MonkeyPat
         return httpx.Response(503)
 
     transport = httpx.MockTransport(answer)
-    real_client = httpx.Client
-    monkeypatch.setattr(indexnow.httpx, "Client",
-                        lambda **kwargs: real_client(transport=transport, **kwargs))
+    monkeypatch.setattr(indexnow, "guarded_sync_client",
+                        lambda _rule, proxy=None, **kwargs: httpx.Client(transport=transport,
+                                                                          **kwargs))
     waits: list[float] = []
     submission = Submission("https://api.example/indexnow", "e.com", "k" * 8,
                             sleep=waits.append)
