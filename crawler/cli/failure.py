@@ -15,6 +15,8 @@ code  meaning
 5     the new sitemap would list under half the URLs of the one in
       --out (an outage or a login wall?); ``--allow-shrink`` overrides
 6     ``audit --fail-on``: a named finding is present (reports written)
+7     ``--indexnow``: published, but telling IndexNow failed
+8     written, but some URL met a fault of ours (its internal-error row)
 130   interrupted (SIGINT/SIGTERM); the previous output is kept
 ====  ===========================================================
 """
