@@ -5,8 +5,8 @@ document comes from the crawl's fetch (status, headers, robots decisions come
 from that answer), and every other request the page makes is answered by the
 crawler, under the crawl's network rule. A page cannot hold the crawl: one
 whose script never yields is stopped from outside at ``--render-timeout``; one
-that eats memory dies alone, past its JavaScript heap's cap (:data:`HEAP_MB`)
-or the renderer's (``memory_watch.py``), each tab having a renderer of its own.
+that eats memory dies alone, past its JavaScript heap's cap or its renderer's
+(``memory_watch.py``, which sets both), each tab having a renderer of its own.
 
 The browser is launched at the first page that needs it (a crawl that renders
 nothing starts none). Its memory is bounded in two steps: a tab is closed after
@@ -43,7 +43,7 @@ from playwright.async_api import Error as PlaywrightError
 from crawler.config import CrawlConfig
 from crawler.core.errors import ConfigError
 from crawler.core.response import Response
-from crawler.render.memory_watch import MemoryWatch
+from crawler.render.memory_watch import MemoryWatch, caps
 from crawler.render.no_network import DeadEnd
 from crawler.render.page_network import FetchOrigin, PageNetwork, Visit
 from crawler.render.settle import POLL, QUIET, TRACKER, WAIT_CALM, calm
@@ -87,9 +87,6 @@ FLAGS = ["--disable-gpu", "--disable-background-networking", "--disable-componen
          "--webrtc-ip-handling-policy=disable_non_proxied_udp",
          "--dns-prefetch-disable",
          "--disable-features=" + ",".join(PLAYWRIGHT_DISABLED_FEATURES + OUR_DISABLED_FEATURES)]
-# Each renderer's JavaScript heap, in MB: a page past it dies alone (out of memory),
-# reported, instead of taking the machine's memory (one page reached 1 GB unchecked).
-HEAP_MB = 512
 # Seconds past --render-timeout the crawl waits on a page whose script never yields
 # (an endless loop holds the renderer, so no wait inside the page ever returns):
 # the script is then stopped from outside and the page read as it stands.
@@ -147,7 +144,10 @@ class Renderer:
         self._generation = 0  # browsers launched so far
         self._dead_end: DeadEnd | None = None  # the browser's only "network"
         self._sessions: dict[Page, CDPSession] = {}
-        self.memory = MemoryWatch()
+        # a page past its caps dies alone (out of memory), reported, instead of taking
+        # the machine's memory (one page reached 1 GB unchecked): memory_watch.py
+        self.heap_mb, renderer_mb, tree_mb = caps(config.workers or os.cpu_count() or 1)
+        self.memory = MemoryWatch(renderer_mb, tree_mb)
         self._watching: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> Renderer:
@@ -173,7 +173,7 @@ class Renderer:
     async def render(self, document: Response) -> RenderedPage:
         """The page as the browser shows it; tried once more if its renderer or the
         browser crashes, then given up with the reason. A page whose own renderer
-        died (out of memory, past :data:`HEAP_MB`) is tried again alone, in a
+        died (out of memory, past its caps) is tried again alone, in a
         browser context of its own: with one renderer per site, the pages that
         shared its process die with it, and must not die with it twice."""
         async with self.slots:
@@ -381,7 +381,7 @@ class Renderer:
                 self._watching = asyncio.get_running_loop().create_task(self.memory.run())
             self._browser = await self._playwright.chromium.launch(
                 executable_path=self.executable, headless=True,
-                args=[*FLAGS, f"--js-flags=--max-old-space-size={HEAP_MB}"],
+                args=[*FLAGS, f"--js-flags=--max-old-space-size={self.heap_mb}"],
                 # whatever the interception cannot see goes here, and nowhere
                 proxy={"server": self._dead_end.url, "bypass": ""})
             self._context = await self._new_context(self._browser)
