@@ -139,11 +139,9 @@ class NetworkRule:
         a connection must go to one of these and nowhere else. Raises
         :class:`PrivateAddress` when every address is closed, and
         ``httpx.ConnectError`` when the name does not resolve."""
-        found = literal(host)
-        if found is not None:
-            if not self.allows(found):
-                raise self.refusal(host, str(found))
-            return [(socket.AF_INET6 if found.version == 6 else socket.AF_INET, str(found))]
+        given = self._literal(host)
+        if given is not None:
+            return given
         try:
             infos = await asyncio.get_running_loop().getaddrinfo(
                 host, port, type=socket.SOCK_STREAM)
@@ -153,16 +151,23 @@ class NetworkRule:
 
     def addresses_now(self, host: str, port: int) -> list[tuple[int, str]]:
         """:meth:`addresses`, for a caller with no event loop (IndexNow's client)."""
-        found = literal(host)
-        if found is not None:
-            if not self.allows(found):
-                raise self.refusal(host, str(found))
-            return [(socket.AF_INET6 if found.version == 6 else socket.AF_INET, str(found))]
+        given = self._literal(host)
+        if given is not None:
+            return given
         try:
             infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
         except (OSError, UnicodeError) as exc:
             raise httpx.ConnectError(f"{host}: {exc}") from exc
         return self._keep(host, infos)
+
+    def _literal(self, host: str) -> list[tuple[int, str]] | None:
+        """An address literal's one address, if the rule opens it (no look-up)."""
+        found = literal(host)
+        if found is None:
+            return None
+        if not self.allows(found):
+            raise self.refusal(host, str(found))
+        return [(socket.AF_INET6 if found.version == 6 else socket.AF_INET, str(found))]
 
     def _keep(self, host: str, infos: list) -> list[tuple[int, str]]:  # type: ignore[type-arg]
         kept: list[tuple[int, str]] = []
