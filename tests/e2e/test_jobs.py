@@ -63,6 +63,20 @@ def site_config(folder: Path, name: str, url: str, **extra: str) -> Path:
     return config
 
 
+def _listed_until(redis_url: str, state: str, seconds: float) -> tuple[str, list[str]]:
+    """``jobs`` asked until its first line is in ``state``: that listing, and every
+    first line seen on the way."""
+    deadline = time.monotonic() + seconds
+    seen: list[str] = []
+    while True:
+        listing = run_cli("jobs", "--redis", redis_url).stdout
+        seen.append(listing.partition("\n")[0])
+        if listing.startswith(state):
+            return listing, seen
+        assert time.monotonic() < deadline, listing
+        time.sleep(0.3)
+
+
 def written(out: Path, url: str) -> list[tuple[str, str | None]]:
     return read_sitemaps(out, url + "/", extensions=True).urls
 
@@ -109,13 +123,7 @@ def test_a_worker_killed_mid_crawl_loses_nothing_the_other_finishes_the_job(
         fetched_before = len(site.paths())
         second = worker(redis_url, burst=False)
         try:
-            deadline = time.monotonic() + 150
-            while True:
-                listing = run_cli("jobs", "--redis", redis_url).stdout
-                if listing.startswith("finished"):
-                    break
-                assert time.monotonic() < deadline, listing
-                time.sleep(1)
+            listing, _seen = _listed_until(redis_url, "finished", 150)
         finally:
             os.killpg(second.pid, signal.SIGTERM)
             second.wait(timeout=30)
@@ -175,21 +183,13 @@ def test_a_failing_site_is_tried_again_after_its_waits_then_listed_failed(
         assert run_cli("enqueue", str(config), "--redis", redis_url).code == 0
         running = worker(redis_url, burst=False)
         try:
-            seen_retrying = ""
-            deadline = time.monotonic() + 90
-            while True:
-                listing = run_cli("jobs", "--redis", redis_url).stdout
-                if listing.startswith("retrying"):
-                    seen_retrying = listing
-                if listing.startswith("failed"):
-                    break
-                assert time.monotonic() < deadline, listing
-                time.sleep(0.3)
+            listing, seen = _listed_until(redis_url, "failed", 90)
         finally:
             os.killpg(running.pid, signal.SIGTERM)
             running.wait(timeout=30)
         attempts = [hit.at for hit in site.log if hit.path == "/"]
-    assert "next attempt " in seen_retrying, seen_retrying
+    retrying = [line for line in seen if line.startswith("retrying")]
+    assert retrying and "next attempt " in retrying[0], seen
     assert len(attempts) == 3, attempts  # the first try and two retries
     assert attempts[1] - attempts[0] >= 1.5 and attempts[2] - attempts[1] >= 2.5
     assert "start URL" in listing or "503" in listing, listing
