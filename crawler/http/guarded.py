@@ -8,70 +8,79 @@ through the rule and dials only the addresses the rule returned, while TLS still
 names the host (httpcore passes the server name apart from the address).
 Through a proxy the proxy dials; there the request is judged by its host
 before it is handed on (:meth:`NetworkRule.check_proxied`).
+
+httpcore is imported only when one of these is built: a plain crawl (our own
+client) never loads it, and its import is 50 ms of every start otherwise.
 """
 
 from __future__ import annotations
 
+import functools
 import ssl
 import typing
 
-import httpcore
 import httpx
 
-from crawler.http.address_rule import NetworkRule
+from crawler.http.address_rule import NetworkRule, literal
 
 
-class _GuardedBackend(httpcore.AsyncNetworkBackend):
-    def __init__(self, inner: httpcore.AsyncNetworkBackend, rule: NetworkRule) -> None:
-        self._inner = inner
-        self._rule = rule
+@functools.cache
+def _backends() -> tuple[type, type]:
+    """The wrapped async and sync network backends (httpcore loaded here)."""
+    import httpcore
 
-    async def connect_tcp(self, host: str, port: int, timeout: float | None = None,
-                          local_address: str | None = None,
-                          socket_options: typing.Iterable[typing.Any] | None = None,
-                          ) -> httpcore.AsyncNetworkStream:
-        failure: Exception | None = None
-        for _family, address in await self._rule.addresses(host, port):
-            try:
-                return await self._inner.connect_tcp(address, port, timeout, local_address,
-                                                     socket_options)
-            except httpcore.ConnectError as exc:
-                failure = exc
-        assert failure is not None
-        raise failure
+    class GuardedBackend(httpcore.AsyncNetworkBackend):
+        def __init__(self, inner: httpcore.AsyncNetworkBackend, rule: NetworkRule) -> None:
+            self._inner = inner
+            self._rule = rule
 
-    async def connect_unix_socket(self, path: str, timeout: float | None = None,
-                                  socket_options: typing.Iterable[typing.Any] | None = None,
-                                  ) -> httpcore.AsyncNetworkStream:
-        raise httpcore.ConnectError("a Unix socket is not a site")
+        async def connect_tcp(self, host: str, port: int, timeout: float | None = None,
+                              local_address: str | None = None,
+                              socket_options: typing.Iterable[typing.Any] | None = None,
+                              ) -> httpcore.AsyncNetworkStream:
+            failure: Exception | None = None
+            for _family, address in await self._rule.addresses(host, port):
+                try:
+                    return await self._inner.connect_tcp(address, port, timeout,
+                                                         local_address, socket_options)
+                except httpcore.ConnectError as exc:
+                    failure = exc
+            assert failure is not None
+            raise failure
 
-    async def sleep(self, seconds: float) -> None:
-        await self._inner.sleep(seconds)
+        async def connect_unix_socket(self, path: str, timeout: float | None = None,
+                                      socket_options: typing.Iterable[typing.Any] | None = None,
+                                      ) -> httpcore.AsyncNetworkStream:
+            raise httpcore.ConnectError("a Unix socket is not a site")
 
+        async def sleep(self, seconds: float) -> None:
+            await self._inner.sleep(seconds)
 
-class _GuardedSyncBackend(httpcore.NetworkBackend):
-    def __init__(self, inner: httpcore.NetworkBackend, rule: NetworkRule) -> None:
-        self._inner = inner
-        self._rule = rule
+    class GuardedSyncBackend(httpcore.NetworkBackend):
+        def __init__(self, inner: httpcore.NetworkBackend, rule: NetworkRule) -> None:
+            self._inner = inner
+            self._rule = rule
 
-    def connect_tcp(self, host: str, port: int, timeout: float | None = None,
-                    local_address: str | None = None,
-                    socket_options: typing.Iterable[typing.Any] | None = None,
-                    ) -> httpcore.NetworkStream:
-        failure: Exception | None = None
-        for _family, address in self._rule.addresses_now(host, port):
-            try:
-                return self._inner.connect_tcp(address, port, timeout, local_address,
-                                               socket_options)
-            except httpcore.ConnectError as exc:
-                failure = exc
-        assert failure is not None
-        raise failure
+        def connect_tcp(self, host: str, port: int, timeout: float | None = None,
+                        local_address: str | None = None,
+                        socket_options: typing.Iterable[typing.Any] | None = None,
+                        ) -> httpcore.NetworkStream:
+            failure: Exception | None = None
+            for _family, address in self._rule.addresses_now(host, port):
+                try:
+                    return self._inner.connect_tcp(address, port, timeout, local_address,
+                                                   socket_options)
+                except httpcore.ConnectError as exc:
+                    failure = exc
+            assert failure is not None
+            raise failure
 
-    def connect_unix_socket(self, path: str, timeout: float | None = None,
-                            socket_options: typing.Iterable[typing.Any] | None = None,
-                            ) -> httpcore.NetworkStream:
-        raise httpcore.ConnectError("a Unix socket is not a site")
+        def connect_unix_socket(self, path: str, timeout: float | None = None,
+                                socket_options: typing.Iterable[typing.Any] | None = None,
+                                ) -> httpcore.NetworkStream:
+            raise httpcore.ConnectError("a Unix socket is not a site")
+
+    return GuardedBackend, GuardedSyncBackend
 
 
 class _ProxiedCheck(httpx.AsyncBaseTransport):
@@ -92,19 +101,17 @@ class _ProxiedCheck(httpx.AsyncBaseTransport):
 
 
 class _SyncProxiedCheck(httpx.BaseTransport):
+    """The same for a caller with no event loop: an address literal by its class."""
+
     def __init__(self, inner: httpx.BaseTransport, rule: NetworkRule) -> None:
         self._inner = inner
         self._rule = rule
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        url = request.url
-        host = url.host
-        if self._rule.allowed is not None:
-            from crawler.http.address_rule import literal
-
-            found = literal(host)
-            if found is not None and not self._rule.allows(found):
-                raise self._rule.refusal(host, str(found))
+        host = request.url.host
+        found = literal(host)
+        if found is not None and not self._rule.allows(found[1]):
+            raise self._rule.refusal(host, found[1])
         return self._inner.handle_request(request)
 
     def close(self) -> None:
@@ -120,7 +127,7 @@ def guard(transport: httpx.AsyncBaseTransport, rule: NetworkRule, *, proxied: bo
     if proxied:
         return _ProxiedCheck(transport, rule)
     pool = transport._pool  # type: ignore[attr-defined]
-    pool._network_backend = _GuardedBackend(pool._network_backend, rule)
+    pool._network_backend = _backends()[0](pool._network_backend, rule)
     return transport
 
 
@@ -144,5 +151,5 @@ def guarded_sync_client(rule: NetworkRule, *, proxy: str | None = None,
             guarded = _SyncProxiedCheck(transport, rule)
         else:
             pool = transport._pool
-            pool._network_backend = _GuardedSyncBackend(pool._network_backend, rule)
+            pool._network_backend = _backends()[1](pool._network_backend, rule)
     return httpx.Client(transport=guarded, trust_env=False, **options)
