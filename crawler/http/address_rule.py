@@ -217,18 +217,26 @@ class NetworkRule:
         """Judge a request a proxy will dial: an address literal by its class, a
         name by every address it resolves to here (any closed one refuses it: the
         proxy may pick that one); a name that does not resolve here is the proxy's."""
-        if self.allowed is None:
-            return
-        found = literal(host)
-        if found is not None:
-            if not self.allows(found[1]):
-                raise self.refusal(host, found[1])
+        if self.allowed is None or self._literal(host) is not None:
             return
         try:
             infos = await asyncio.get_running_loop().getaddrinfo(
                 host, port, type=socket.SOCK_STREAM)
         except (OSError, UnicodeError):
             return
+        self._judge_all(host, infos)
+
+    def check_proxied_now(self, host: str, port: int) -> None:
+        """:meth:`check_proxied`, for a caller with no event loop (IndexNow's client)."""
+        if self.allowed is None or self._literal(host) is not None:
+            return
+        try:
+            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except (OSError, UnicodeError):
+            return
+        self._judge_all(host, infos)
+
+    def _judge_all(self, host: str, infos: list) -> None:  # type: ignore[type-arg]
         for *_rest, sockaddr in infos:
             address = str(sockaddr[0]).partition("%")[0]
             if not self.allows(address):

@@ -21,7 +21,7 @@ import typing
 
 import httpx
 
-from crawler.http.address_rule import NetworkRule, literal
+from crawler.http.address_rule import NetworkRule
 
 
 @functools.cache
@@ -101,17 +101,16 @@ class _ProxiedCheck(httpx.AsyncBaseTransport):
 
 
 class _SyncProxiedCheck(httpx.BaseTransport):
-    """The same for a caller with no event loop: an address literal by its class."""
+    """The same for a caller with no event loop."""
 
     def __init__(self, inner: httpx.BaseTransport, rule: NetworkRule) -> None:
         self._inner = inner
         self._rule = rule
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        host = request.url.host
-        found = literal(host)
-        if found is not None and not self._rule.allows(found[1]):
-            raise self._rule.refusal(host, found[1])
+        url = request.url
+        self._rule.check_proxied_now(url.host, url.port or (443 if url.scheme == "https"
+                                                            else 80))
         return self._inner.handle_request(request)
 
     def close(self) -> None:
