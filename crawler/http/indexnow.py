@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from crawler.http.address_rule import NetworkRule
+from crawler.http.address_rule import NetworkRule, PrivateAddress
 from crawler.http.guarded import guarded_sync_client
 from crawler.http.transports import proxy_for
 
@@ -107,6 +107,8 @@ def _post(client: httpx.Client, submission: Submission, body: bytes, sent: int) 
     for attempt in range(RETRIES + 1):
         try:
             answer = client.post(submission.endpoint, content=body)
+        except PrivateAddress as exc:  # the network rule's answer: asking again changes nothing
+            raise IndexNowError(str(exc), sent) from None
         except httpx.HTTPError as exc:
             status, why = None, type(exc).__name__
         else:

@@ -22,6 +22,7 @@ from siteserver import RunningServer
 pytestmark = pytest.mark.timeout(120)
 
 SECRET = "TOPSECRET-4242"
+KEY = "boundary-key-0123456789"
 
 
 def _secret_site(tmp_path: Path) -> Path:
@@ -45,8 +46,15 @@ def _public_site(tmp_path: Path, secret_port: int) -> Path:
                  "http://cdn.public.test/bounce", "http://cdn.public.test/fine.html"]
     links = "".join(f'<a href="{url}">x</a>\n' for url in spellings)
     (root / "index.html").write_text(f"<!doctype html><title>Home</title>{links}")
+    # robots.txt names a sitemap on the secret port, and an index on the site itself
+    # whose child is there too
     (root / "robots.txt").write_text(
-        f"User-agent: *\nAllow: /\nSitemap: http://127.0.0.1:{s}/sitemap.xml\n")
+        f"User-agent: *\nAllow: /\nSitemap: http://127.0.0.1:{s}/sitemap.xml\n"
+        "Sitemap: http://www.public.test/sitemap_index.xml\n")
+    (root / "sitemap_index.xml").write_text(
+        '<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<sitemap><loc>http://127.0.0.1:{s}/child.xml</loc></sitemap></sitemapindex>")
+    (root / f"{KEY}.txt").write_text(KEY)
     return root
 
 
@@ -126,3 +134,20 @@ def test_a_loopback_site_still_checks_its_links_to_other_loopback_ports(
     assert [item["url"] for item in found["broken-external-links"]["items"]] == [
         other.url + "/gone.html"]
     assert found["unchecked-external-links"]["items"] == []
+
+
+def test_indexnow_reaches_no_private_endpoint_from_a_public_site(tmp_path: Path) -> None:
+    """An IndexNow endpoint on a loopback port, from a public site's run: refused at
+    once (exit 7, one line saying why), never asked, and not retried."""
+    with RunningServer(_secret_site(tmp_path)) as secret:
+        with RunningServer(_public_site(tmp_path, secret.port)) as site, \
+                running_proxy(names={"www.public.test": site.port}) as (proxy, _seen):
+            run = run_cli("crawl", "http://www.public.test/", "--out", str(tmp_path / "out"),
+                          "--state", str(tmp_path / "state.db"), "--indexnow", KEY,
+                          "--indexnow-all", "--indexnow-endpoint",
+                          f"http://127.0.0.1:{secret.port}/indexnow",
+                          proxy_env={"http_proxy": proxy}, timeout=60)
+        assert secret.log == [], [hit.path for hit in secret.log]
+    assert run.code == 7, run.stderr
+    assert "private-address" in run.stderr and KEY not in run.stderr
+    assert (tmp_path / "out" / "sitemap_index.xml").exists()  # published all the same
