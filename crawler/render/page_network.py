@@ -174,12 +174,14 @@ class PageNetwork:
         await _quietly(route.fulfill(status=answer.status, headers=answer.headers,
                                      body=answer.body))
 
-    async def refuse_web_socket(self, socket: WebSocketRoute) -> None:
-        """A page's WebSocket is never connected anywhere: closed at once, noted."""
-        for tab, visit in self.visits.items():
-            if not tab.is_closed():
-                visit.note("websocket-refused", socket.url)
-                break
+    async def refuse_web_socket(self, socket: WebSocketRoute, tab: Page | None = None
+                                ) -> None:
+        """A page's WebSocket is never connected anywhere: closed at once, and noted
+        on the page of ``tab`` (each tab routes its own; the context's route, which
+        cannot tell the page, is the fallback that still refuses)."""
+        visit = self.visits.get(tab) if tab is not None else None
+        if visit is not None:
+            visit.note("websocket-refused", socket.url)
         with contextlib.suppress(PlaywrightError):
             await socket.close(code=1008, reason="no network for rendered pages")
 

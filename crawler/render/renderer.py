@@ -358,6 +358,8 @@ class Renderer:
             self._sessions[tab] = await context.new_cdp_session(tab)
         tab.on("pageerror", lambda error, tab=tab: self._on_error(tab, error))
         tab.on("crash", lambda _page, tab=tab: self._on_crash(tab))
+        await tab.route_web_socket(
+            "**/*", lambda socket, tab=tab: self.network.refuse_web_socket(socket, tab))
         return tab
 
     async def _new_context(self, browser: Browser) -> BrowserContext:
