@@ -12,7 +12,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from crawler.audit.grouping import Where
 from crawler.audit.live_findings import live_findings
+from crawler.audit.names import EXTERNAL_FINDINGS, LIVE_FINDINGS, RENDER_FINDINGS
 from crawler.audit.render_findings import RenderFindings
 from crawler.core.records import PageRecord, Verdict
 from crawler.engine.result import CrawlResult
@@ -21,6 +23,8 @@ from crawler.store.referrers import among_first
 from crawler.store.skipped_store import SkippedStore
 
 REDIRECTS = (Verdict.REDIRECT, Verdict.REDIRECT_LOOP)
+# the findings about a page itself, told by template and path prefix when many
+GROUPED = ("missing-descriptions", "missing-h1", "multiple-h1", "titles")
 
 
 class RecordLookup(Protocol):
@@ -53,6 +57,8 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
     videos: list[dict] = []
     noindex: list[dict] = []
     rendering = RenderFindings()
+    # where the per-page findings live: their templates and path prefixes
+    where_found = {name: Where() for name in GROUPED}
     # (target, fragment) -> [how many pages link there, the first five of them by URL]
     pointing: dict[tuple[str, str], list[Any]] = {}
     for record in records:
@@ -79,15 +85,20 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
             if record.word_count is not None:  # what the page says was read
                 if not record.description:
                     no_description.append({"url": url})
+                    where_found["missing-descriptions"].add(url, record.template)
                 if record.h1_count == 0:
                     no_h1.append({"url": url})
+                    where_found["missing-h1"].add(url, record.template)
                 elif record.h1_count > 1:
                     many_h1.append({"url": url, "h1_count": record.h1_count,
                                     "h1": record.h1})
+                    where_found["multiple-h1"].add(url, record.template)
             if record.title is None:
                 missing_titles.append({"url": url, "problem": "missing-title"})
+                where_found["titles"].add(url, record.template)
             elif record.title == "":
                 empty_titles.append({"url": url, "problem": "empty-title"})
+                where_found["titles"].add(url, record.template)
         if record.video_problems and verdict is Verdict.LISTED:
             videos.append({"url": url, "problems": list(record.video_problems)})
         if record.structured_errors:
@@ -120,7 +131,32 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
         **rendering.findings(),
     }
     result.render_summary = rendering.summary() if rendering.asked else None
-    return {name: {"count": len(items), "items": items} for name, items in computed.items()}
+    found = {name: {"count": len(items), "items": items} for name, items in computed.items()}
+    for name, where_they_are in where_found.items():
+        groups = where_they_are.summary()
+        if groups is not None:
+            found[name]["groups"] = groups
+    for names, why in _not_checked(result, rendering.asked):
+        for name in names:
+            found[name]["not_checked"] = why
+    return found
+
+
+def _not_checked(result: CrawlResult, rendered: bool) -> list[tuple[tuple[str, ...], str]]:
+    """The findings whose check was not made, and why: a report says "not checked"
+    where a count of 0 would claim the site is clean."""
+    missing: list[tuple[tuple[str, ...], str]] = []
+    external = tuple(name for name in EXTERNAL_FINDINGS if name != "unchecked-external-links")
+    if result.external is None:
+        missing.append((external, result.external_note or "--no-check-external"))
+    elif result.external_note:  # asked, and nothing could be reached, or cut short
+        missing.append((("broken-external-links", "redirected-external-links"),
+                        result.external_note))
+    if result.live_sitemap is None:
+        missing.append((LIVE_FINDINGS, "--compare-sitemap off"))
+    if not rendered:
+        missing.append((RENDER_FINDINGS, "--render never"))
+    return missing
 
 
 def _by_url(items: list[dict[str, Any]]) -> list[dict[str, Any]]:

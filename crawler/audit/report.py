@@ -40,7 +40,11 @@ from crawler.store.skipped_store import SkippedStore
 #    rendered_links under --render; findings broken-external-links,
 #    redirected-external-links, expiring-certificates, broken-fragments; with a
 #    comparison, "compared_with" and the change findings (crawler.audit.changes)
-REPORT_VERSION = 7
+# 8: each finding carries severity, title, why, how and reach (crawler.audit.triage),
+#    not_checked (why its check was not made) and, for the per-page findings, groups
+#    (templates and path prefix); top-level "interrupted" when a run was stopped;
+#    rows carry template
+REPORT_VERSION = 8
 CSV_COLUMNS = REPORT_COLUMNS
 # A cell starting with one of these is a formula to a spreadsheet (OWASP, "CSV
 # Injection"): a page title "=HYPERLINK(…)" would run when the report is opened.
@@ -121,6 +125,7 @@ def _record_row(record: PageRecord, by_url: RecordLookup) -> dict[str, Any]:
     if record.word_count is not None:  # read for audits and reports
         row["description"], row["h1"] = record.description, record.h1
         row["h1_count"], row["word_count"] = record.h1_count, record.word_count
+        row["template"] = record.template
         row["structured_data"] = list(record.structured_types)
     for name, value in record.extracted:
         row[name] = value

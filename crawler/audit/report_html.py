@@ -15,7 +15,17 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
-from crawler.audit.names import CHANGES, FINDINGS, LIVE_FINDINGS, RENDER_FINDINGS
+from crawler.audit.grouping import describe
+from crawler.audit.names import CHANGE_FINDINGS, CHANGES, FINDINGS, LIVE_FINDINGS, RENDER_FINDINGS
+from crawler.audit.triage import SEVERITIES, clean, fix_first, item_urls, ordered, triage_of
+
+ROWS_SHOWN = 100  # a finding's rows in the page; the findings CSV holds every one
+SAMPLE_URLS = 3  # URLs named under each finding in "Fix first"
+# columns of the URL table whose lists show their first entry and a count: a page
+# of 1,170 rows with five links each weighed 2.7 MB
+_FIRST_ONLY = frozenset({"found_on", "chain", "redirect_chain"})
+_TRIAGED = frozenset({*FINDINGS, *CHANGE_FINDINGS, *(f"new-{name}" for name in FINDINGS),
+                      *(f"fixed-{name}" for name in FINDINGS)})
 
 _TIME_BUCKETS = ((50, "<50 ms"), (100, "50-100 ms"), (250, "100-250 ms"), (500, "250-500 ms"),
                  (1000, "0.5-1 s"), (float("inf"), "≥1 s"))
@@ -29,10 +39,15 @@ _RENDER_COLUMNS = (("rendered", "Rendered"), ("render_reason", "Why"),
 
 
 def write_report_html(out: TextIO, document: dict[str, Any],
-                      rows: Callable[[], Iterable[dict[str, Any]]]) -> None:
+                      rows: Callable[[], Iterable[dict[str, Any]]],
+                      findings_csv: str | None = None) -> None:
     """Write the page for a report document (what :func:`crawler.audit.report.report_head`
     holds) to ``out``. ``rows`` gives the URL rows afresh on each call: once for the
-    charts, once for the table, so no list of 100,000 rows is ever held."""
+    charts, once for the table, so no list of 100,000 rows is ever held.
+
+    "Fix first" opens the page: the findings present, worst first, each with why it
+    matters and how to fix it; the clean ones fold into one line. A finding's table
+    shows :data:`ROWS_SHOWN` rows; ``findings_csv`` (a link beside the page) holds all."""
     totals = document["totals"]
     found = document["findings"]
     cards = [("URLs seen", totals["seen"]), ("fetched", totals["fetched"]),
@@ -58,27 +73,82 @@ def write_report_html(out: TextIO, document: dict[str, Any],
     parts = [_HEAD.replace("%TITLE%", _e(f"Audit of {document['start_url']}")),
              f"<h1>Audit of <a href=\"{_e(document['start_url'])}\">"
              f"{_e(document['start_url'])}</a></h1>",
+             _interrupted(document),
+             fix_first_section(found),
              _since_section(document),
              '<section class="cards" id="summary">']
     parts += [f'<div class="card"><b data-count="{_e(label)}">{value:,}</b>'
               f"<span>{_e(label)}</span></div>" for label, value in cards]
-    parts += [f'<div class="card finding{" bad" if found[name]["count"] else ""}">'
-              f'<b data-finding="{name}">{found[name]["count"]:,}</b>'
-              f'<span><a href="#{name}">{name}</a></span></div>' for name in FINDINGS]
     parts.append("</section><section class=\"charts\">")
     parts += [_bar_chart(title, counts) for title, counts in charts]
     parts.append("</section>")
     for name in FINDINGS:
-        if name == LIVE_FINDINGS[0]:
+        if name == LIVE_FINDINGS[0] and document.get("live_sitemap") is not None:
             parts.append(_live_section(document.get("live_sitemap")))
-        if name == RENDER_FINDINGS[0]:
+        if name == RENDER_FINDINGS[0] and document.get("render") is not None:
             parts.append(_render_section(document.get("render")))
-        parts.append(_finding_table(name, found[name]["items"]))
+    parts += [_finding_table(name, found[name], findings_csv=findings_csv)
+              for name in ordered(found) if found[name]["count"]]
     out.write("\n".join(parts) + "\n")
     columns = (_COLUMNS + (_RENDER_COLUMNS if document.get("render") else ())
                + tuple((name, name) for name in document.get("extract", ())))
     _write_url_table(out, rows(), shown, columns)
     out.write("\n" + _SCRIPT + "</body></html>\n")
+
+
+def _interrupted(document: dict[str, Any]) -> str:
+    """A run stopped before it ended says which phase it did not finish."""
+    stopped = document.get("interrupted")
+    if not stopped:
+        return ""
+    return (f'<p class="banner" id="interrupted"><b>Interrupted:</b> {_e(stopped)}. '
+            "What follows is what was known then.</p>")
+
+
+def fix_first_section(found: dict[str, Any]) -> str:
+    """What to fix first, worst first; then one line for the clean findings and one
+    for those not checked (never a count of 0 for a check that was not made)."""
+    entries = []
+    for entry in fix_first(found):
+        triage, finding = entry.triage, found[entry.name]
+        sample = [item_urls(item)[0] if item_urls(item) else
+                  str(item.get("sitemap") or item.get("origin") or "")
+                  for item in finding["items"][:SAMPLE_URLS]]
+        where = describe(finding.get("groups"))
+        reach = (f"<small>{entry.reach:,} pages</small>" if entry.reach != entry.count
+                 else "")
+        more = entry.count - len([url for url in sample if url])
+        entries.append(
+            f'<li class="sev-{triage.severity}"><span class="badge {triage.severity}">'
+            f'{triage.severity}</span> <a href="#{entry.name}">{_e(triage.title)}</a> '
+            f'<b data-finding="{entry.name}">{entry.count:,}</b> {reach}'
+            f'<p class="why">{_e(triage.why)}</p>'
+            f'<p class="how"><b>How to fix:</b> {_e(triage.how)}</p>'
+            + (f'<p class="where">{_e(where)}</p>' if where else "")
+            + '<p class="sample">' + ", ".join(_cell(url) for url in sample if url)
+            + (f" <small>and {more:,} more</small>" if more > 0 else "")
+            + "</p></li>")
+    severities = Counter(entry.triage.severity for entry in fix_first(found))
+    tally = " · ".join(f'<span class="badge {severity}">{severities[severity]} '
+                       f'{severity}{"s" if severities[severity] != 1 else ""}</span>'
+                       for severity in SEVERITIES if severities[severity])
+    head = f'<section id="fix-first"><h2>Fix first <small>{tally}</small></h2>'
+    body = (f'<ol class="fix-first">{"".join(entries)}</ol>' if entries
+            else '<p class="all-clean">Nothing to fix: every check made came back clean.</p>')
+    spotless = clean(found)
+    lines = ""
+    if spotless:
+        lines += ('<p class="clean"><b>Checked and clean:</b> '
+                  + ", ".join(_e(triage_of(name).title.lower()) for name in spotless) + ".</p>")
+    unchecked: dict[str, list[str]] = {}
+    for name in FINDINGS:
+        why = found.get(name, {}).get("not_checked")
+        if why and not found[name]["count"]:
+            unchecked.setdefault(why, []).append(triage_of(name).title.lower())
+    for why, names in unchecked.items():
+        lines += (f'<p class="unchecked"><b>Not checked</b> ({_e(why)}): '
+                  f'{_e(", ".join(names))}.</p>')
+    return head + body + lines + "</section>"
 
 
 def _since_section(document: dict[str, Any]) -> str:
@@ -96,7 +166,7 @@ def _since_section(document: dict[str, Any]) -> str:
         f'<div class="card finding{" bad" if name.startswith(("new-", "removed")) else ""}">'
         f'<b data-change="{name}">{found[name]["count"]:,}</b>'
         f'<span><a href="#{name}">{name}</a></span></div>' for name in changed)
-    tables = "".join(_finding_table(name, found[name]["items"], level=3)
+    tables = "".join(_finding_table(name, found[name], level=3)
                      for name in changed)  # headed under this section's own
     return f'{head}<div class="cards">{cards}</div>{tables}</section>'
 
@@ -169,23 +239,44 @@ def _bar_chart(title: str, counts: Counter[str]) -> str:
             f'role="img" aria-label="{_e(title)}">{"".join(bars)}</svg></figure>')
 
 
-def _finding_table(name: str, items: list[dict[str, Any]], level: int = 2) -> str:
+def _finding_table(name: str, finding: dict[str, Any] | list[dict[str, Any]],
+                   level: int = 2, findings_csv: str | None = None) -> str:
+    """One finding: its weight, why and how, and its first :data:`ROWS_SHOWN` items."""
+    items = finding if isinstance(finding, list) else finding["items"]
     if not items:
         return (f'<section id="{name}"><h{level}>{name} <small>0</small></h{level}>'
                 "<p>None.</p></section>")
     keys: list[str] = []
-    for item in items:
+    for item in items[:ROWS_SHOWN]:
         keys += [key for key in item if key not in keys]
     head = "".join(f"<th>{_e(key)}</th>" for key in keys)
-    body = "".join("<tr>" + "".join(f"<td>{_cell(item.get(key))}</td>" for key in keys)
-                   + "</tr>" for item in items)
-    return (f'<section id="{name}"><h{level}>{name} <small>{len(items):,}</small></h{level}>'
+    body = "".join("<tr>" + "".join(f"<td>{_cell(item.get(key), key)}</td>" for key in keys)
+                   + "</tr>" for item in items[:ROWS_SHOWN])
+    about = ""
+    if isinstance(finding, dict) and name in _TRIAGED:
+        triage = triage_of(name)
+        about = (f'<p><span class="badge {triage.severity}">{triage.severity}</span> '
+                 f'{_e(triage.why)}</p><p class="how"><b>How to fix:</b> {_e(triage.how)}</p>')
+        where = describe(finding.get("groups"))
+        if where:
+            about += f'<p class="where">{_e(where)}</p>'
+    more = ""
+    if len(items) > ROWS_SHOWN:
+        more = (f'<p class="more">Showing {ROWS_SHOWN:,} of {len(items):,}; '
+                + (f'all of them are in <a href="{_e(findings_csv)}">{_e(findings_csv)}</a> '
+                   f"(rows whose finding is {name})." if findings_csv else
+                   "all of them are in the JSON and CSV reports.") + "</p>")
+    title = triage_of(name).title if name in _TRIAGED else name
+    return (f'<section id="{name}"><h{level}>{_e(title)} <small>{name} · '
+            f'{len(items):,}</small></h{level}>{about}{more}'
             f'<table class="sortable"><thead><tr>{head}</tr></thead><tbody>{body}</tbody>'
             "</table></section>")
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any, key: str = "") -> str:
     if isinstance(value, list):
+        if key in _FIRST_ONLY and len(value) > 1:  # the rest are in the JSON report
+            return f"{_cell(value[0])}<br><small>+{len(value) - 1} more</small>"
         return "<br>".join(_cell(item) for item in value)
     if isinstance(value, str) and value.startswith(("http://", "https://")):
         return f'<a href="{_e(value)}">{_e(value)}</a>'
@@ -207,7 +298,7 @@ def _write_url_table(out: TextIO, rows: Iterable[dict[str, Any]], count: int,
             sort = "" if value is None else (value if isinstance(value, int | float)
                                             else json.dumps(value) if isinstance(value, list)
                                             else value)
-            cells.append(f'<td data-sort="{_e(sort)}">{_cell(value)}</td>')
+            cells.append(f'<td data-sort="{_e(sort)}">{_cell(value, key)}</td>')
         listed = "listed" if row["listed"] else "not-listed"
         out.write(f'<tr class="{listed}">{"".join(cells)}</tr>')
     out.write("</tbody></table></section>")
@@ -237,6 +328,25 @@ th { background: #f6f8fa; cursor: pointer; user-select: none; position: sticky; 
 th.asc::after { content: " ▲"; } th.desc::after { content: " ▼"; }
 tr.not-listed td:first-child { border-left: 3px solid #d4a72c; }
 #filter { width: 100%; padding: .4rem; font: inherit; margin-top: .3rem; }
+.badge { display: inline-block; border-radius: 1rem; padding: 0 .55rem; font-size: .8rem;
+         font-weight: 600; color: #fff; text-transform: uppercase; letter-spacing: .03em; }
+.badge.error { background: #cf222e; } .badge.warning { background: #9a6700; }
+.badge.notice { background: #0969da; }
+ol.fix-first { list-style: none; padding: 0; margin: 0; display: grid; gap: .5rem;
+               grid-template-columns: repeat(auto-fill, minmax(34rem, 1fr)); }
+ol.fix-first > li { border: 1px solid #d1d9e0; border-left-width: 4px; border-radius: 6px;
+                    padding: .4rem .7rem; font-size: .92rem; }
+ol.fix-first > li.sev-error { border-left-color: #cf222e; }
+ol.fix-first > li.sev-warning { border-left-color: #bf8700; }
+ol.fix-first > li.sev-notice { border-left-color: #0969da; }
+ol.fix-first > li > a { font-weight: 600; font-size: 1.02rem; }
+ol.fix-first > li > b { margin-left: .3rem; }
+ol.fix-first p { margin: .2rem 0; } .why { color: #1f2328; } .how, .where { color: #59636e; }
+p.sample { font-size: .88rem; } h2 small .badge { margin-left: .3rem; }
+.clean, .unchecked { color: #59636e; } .clean b { color: #1a7f37; }
+.banner { background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px;
+          padding: .5rem .8rem; }
+p.more { color: #59636e; }
 </style></head><body>"""
 
 _SCRIPT = """<script>

@@ -96,6 +96,8 @@ def write_reports(report_files: tuple[Path, ...], result: CrawlResult,
     from crawler.audit.report_html import write_report_html
 
     found = findings(result)
+    if result.interrupted:
+        extra = {**extra, "interrupted": result.interrupted}
     if previous is not None or snapshot_to is not None:
         from crawler.audit import changes
         from crawler.store.state_file import keep_audit_snapshot
@@ -106,6 +108,9 @@ def write_reports(report_files: tuple[Path, ...], result: CrawlResult,
                           for name, items in changes.compare(previous, now).items()})
         if snapshot_to is not None:
             keep_audit_snapshot(snapshot_to, changes.dumps(now))
+    from crawler.audit.triage import annotate
+
+    annotate(found)  # severity, why and how beside every finding, in every format
     for path in report_files:
         kind = report_kind(path)
         if path == STDOUT:
@@ -129,8 +134,24 @@ def write_reports(report_files: tuple[Path, ...], result: CrawlResult,
                 out.write(report_markdown(report_head(result, extra, found)))
             else:
                 write_report_html(out, report_head(result, extra, found),
-                                  lambda: iter_rows(result))
+                                  lambda: iter_rows(result), _findings_csv(path, found))
     return found
+
+
+def _findings_csv(html: Path, found: dict[str, dict[str, Any]]) -> str | None:
+    """Every item of every finding, beside an HTML report that shows only the first
+    rows of the larger ones (``audit.html`` → ``audit.findings.csv``); its name, as
+    the page links to it. None when the page holds every row."""
+    from crawler.audit.report_html import ROWS_SHOWN
+
+    if all(finding["count"] <= ROWS_SHOWN for finding in found.values()):
+        return None
+    from crawler.audit.findings_csv import write_findings_csv
+
+    name = html.name[: -len(".html")] + ".findings.csv"
+    with atomic_text(html.with_name(name)) as out:
+        write_findings_csv(out, found)
+    return name
 
 
 

@@ -95,6 +95,7 @@ class PageRecord:
     h1: str | None = None  # the first <h1>'s text
     h1_count: int = 0
     word_count: int | None = None  # words of visible text in its body
+    template: str | None = None  # its body's tag outline, hashed (crawler.page.page_facts)
     extracted: tuple[tuple[str, object], ...] = ()
     # audits: the types its structured data declares (schema.org names, og:TYPE) and
     # what is wrong with it (crawler.page.structured_data)

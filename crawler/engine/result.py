@@ -55,6 +55,16 @@ class CrawlResult:
     external: list[LinkCheck] | None = field(default=None, repr=False)
     expiring: list[Certificate] = field(default_factory=list)
     external_unchecked: int = 0
+    # why the external check said nothing of the links it was asked: no external origin
+    # reachable, or the run interrupted during it ("312 of 1,679 checked, interrupted")
+    external_note: str | None = None
+    # the phase a run was in: pages, live sitemap, external links; and when a run is
+    # stopped (Ctrl-C, SIGTERM), the one it did not finish, for the report to say
+    phase: str = "pages"
+    interrupted: str | None = None
+    # the external phase's progress: links checked, links to check, its slowest origin
+    # (name, links left) and the seconds its pace says they take
+    external_progress: tuple[int, int, str, int, float] | None = None
     # --urls, --from-sitemap, --add-urls: what became of each list (crawler.engine.seeds)
     seeds: dict[str, SeedCounts] = field(default_factory=dict)
     links: LinkSpool | None = field(default=None, repr=False)  # --links: the graph, on disk

@@ -206,6 +206,7 @@ def _read_html(
     if facts.page is not None:
         record.description, record.h1 = facts.page.description, facts.page.h1
         record.h1_count, record.word_count = facts.page.h1_count, facts.page.word_count
+        record.template = facts.page.outline
     record.extracted = facts.extracted
     record.published, record.headline = facts.published, facts.headline
     if videos:

@@ -88,7 +88,8 @@ FACTS = ("description", "h1", "h1_count", "word_count", "extracted", "render_why
          "published", "headline", "videos", "video_problems",
          # --check-fragments: its links into anchors, and its anchors (None: not looked)
          "fragment_links", "anchor_ids",
-         "alternates_dropped")  # hreflang alternates past the cap, counted
+         "alternates_dropped",  # hreflang alternates past the cap, counted
+         "template")  # the page's outline (crawler.page.page_facts)
 ANCHOR_IDS = FACTS.index("anchor_ids")
 
 

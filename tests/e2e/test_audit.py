@@ -26,7 +26,7 @@ def _audit(tmp_path: Path, *options: str) -> tuple[str, object, dict, list[dict[
 def test_every_finding_names_its_urls_and_where_to_fix_them(tmp_path: Path) -> None:
     u, run, document, _rows = _audit(tmp_path)
     assert run.code == 0, run.stderr
-    assert document["version"] == 7
+    assert document["version"] == 8
     found = document["findings"]
     broken = found["broken-links"]["items"]
     assert [item["url"] for item in broken] == [u + "/missing.html"]

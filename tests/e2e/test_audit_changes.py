@@ -155,8 +155,9 @@ def _look_at(report: Path) -> None:
         page.goto(report.as_uri())
         since = page.locator("#since")
         assert page.locator("#since > h2").inner_text().startswith("Since the last audit")
-        # first thing under the title
-        assert page.locator("h1 + section").get_attribute("id") == "since"
+        # first thing under "Fix first", which opens every report
+        assert page.locator("h1 + section").get_attribute("id") == "fix-first"
+        assert page.locator("#fix-first + section").get_attribute("id") == "since"
         assert since.locator('[data-change="new-broken-links"]').inner_text() == "1"
         assert since.locator("#changed tbody tr").count() == 8
         page.screenshot(path=str(shots / "audit-since.png"), full_page=False)

@@ -38,7 +38,7 @@ def _items(document: dict, name: str) -> list[dict]:
 def test_what_the_live_sitemap_lists_that_search_engines_would_refuse(tmp_path: Path) -> None:
     u, run, document, _paths = _audit(tmp_path)
     assert run.code == 0, run.stderr
-    assert document["version"] == 7
+    assert document["version"] == 8
     pages = u + "/sitemaps/pages.xml"
     found = {item["url"]: item for item in _items(document, "non-indexable-in-sitemap")}
     assert {url: item["problem"] for url, item in found.items()} == {
