@@ -17,7 +17,15 @@ from typing import Any, TextIO
 
 from crawler.audit.grouping import describe
 from crawler.audit.names import CHANGE_FINDINGS, CHANGES, FINDINGS, LIVE_FINDINGS, RENDER_FINDINGS
-from crawler.audit.triage import SEVERITIES, clean, fix_first, item_urls, ordered, triage_of
+from crawler.audit.triage import (
+    SEVERITIES,
+    clean,
+    fix_first,
+    in_a_list,
+    item_urls,
+    ordered,
+    triage_of,
+)
 
 ROWS_SHOWN = 100  # a finding's rows in the page; the findings CSV holds every one
 SAMPLE_URLS = 3  # URLs named under each finding in "Fix first"
@@ -139,12 +147,12 @@ def fix_first_section(found: dict[str, Any]) -> str:
     lines = ""
     if spotless:
         lines += ('<p class="clean"><b>Checked and clean:</b> '
-                  + ", ".join(_e(triage_of(name).title.lower()) for name in spotless) + ".</p>")
+                  + ", ".join(_e(in_a_list(name)) for name in spotless) + ".</p>")
     unchecked: dict[str, list[str]] = {}
     for name in FINDINGS:
         why = found.get(name, {}).get("not_checked")
         if why and not found[name]["count"]:
-            unchecked.setdefault(why, []).append(triage_of(name).title.lower())
+            unchecked.setdefault(why, []).append(in_a_list(name))
     for why, names in unchecked.items():
         lines += (f'<p class="unchecked"><b>Not checked</b> ({_e(why)}): '
                   f'{_e(", ".join(names))}.</p>')
@@ -192,7 +200,8 @@ def _live_section(live: dict[str, Any] | None) -> str:
               "kind": item["kind"], "entries": item["entries"], "problems": item["problems"]}
              for item in live["sitemaps"]]
     table = _finding_table("live-sitemap-files", files).replace(
-        "<h2>live-sitemap-files", "<h2>Sitemaps read", 1)
+        "<h2>live-sitemap-files", "<h2>Sitemaps read", 1) if files else (
+        "<p>No sitemap was found to read (see sitemap errors).</p>")
     return (f'<section id="live-sitemap"><h2>Live sitemap <small>{live["urls"]:,} URLs, '
             f'found through {_e(live["source"])}; {live["orphans"]:,} orphans, '
             f'{live["outside_crawl_scope"]:,} outside the crawl\'s scope</small></h2>'
@@ -243,9 +252,9 @@ def _finding_table(name: str, finding: dict[str, Any] | list[dict[str, Any]],
                    level: int = 2, findings_csv: str | None = None) -> str:
     """One finding: its weight, why and how, and its first :data:`ROWS_SHOWN` items."""
     items = finding if isinstance(finding, list) else finding["items"]
-    if not items:
+    if not items:  # only the live sitemap's files come here empty; findings never
         return (f'<section id="{name}"><h{level}>{name} <small>0</small></h{level}>'
-                "<p>None.</p></section>")
+                "<p>Nothing to show.</p></section>")
     keys: list[str] = []
     for item in items[:ROWS_SHOWN]:
         keys += [key for key in item if key not in keys]

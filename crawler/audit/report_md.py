@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from crawler.audit.grouping import describe
 from crawler.audit.names import CHANGES, FINDINGS
+from crawler.audit.triage import clean, fix_first, in_a_list, triage_of
 
 ITEMS_SHOWN = 50
 # the fields that say what an item is, in the order they are shown after its name
@@ -27,14 +29,43 @@ def report_markdown(document: dict[str, Any]) -> str:
              f"{totals['seen']:,} URLs seen, {totals['fetched']:,} fetched, "
              f"{totals['listed']:,} listable, {totals['errors']:,} errors.", ""]
     changed = [name for name in CHANGES if found.get(name, {}).get("count")]
+    if document.get("interrupted"):
+        lines += [f"**Interrupted:** {document['interrupted']}; what follows is what was "
+                  "known then.", ""]
     if document.get("compared_with"):
         lines += ["## Since the last audit", ""]
         lines += _table(changed, found) if changed else ["No change.", ""]
-    lines += ["## Findings", ""]
-    lines += _table(FINDINGS, found)
-    for name in [*changed, *(name for name in FINDINGS if found[name]["count"])]:
+    ranked = fix_first(found)
+    lines += ["## Fix first", ""]
+    if ranked:
+        lines += ["| severity | finding | count | why it matters |", "| --- | --- | ---: | --- |"]
+        lines += [f"| {entry.triage.severity} | [{entry.triage.title}](#{entry.name}) "
+                  f"`{entry.name}` | {entry.count:,} | {entry.triage.why} |"
+                  for entry in ranked]
+        lines.append("")
+    else:
+        lines += ["Nothing to fix: every check made came back clean.", ""]
+    spotless = clean(found)
+    if spotless:
+        lines += ["Checked and clean: " + ", ".join(in_a_list(name) for name in spotless)
+                  + ".", ""]
+    unchecked: dict[str, list[str]] = {}
+    for name in FINDINGS:
+        why = found[name].get("not_checked")
+        if why and not found[name]["count"]:
+            unchecked.setdefault(why, []).append(in_a_list(name))
+    lines += [f"Not checked ({why}): {', '.join(names)}." for why, names in unchecked.items()]
+    if unchecked:
+        lines.append("")
+    for name in [*changed, *(entry.name for entry in ranked)]:
         items = found[name]["items"]
-        lines += [f"### {name} ({len(items):,})", ""]
+        triage = triage_of(name)
+        lines += [f'### {triage.title} <a id="{name}"></a>', "",
+                  f"**{triage.severity}** · `{name}` · {len(items):,} · {triage.why}", "",
+                  f"How to fix: {triage.how}", ""]
+        where = describe(found[name].get("groups"))
+        if where:
+            lines += [f"Where: {where}", ""]
         lines += [f"- {_item(item)}" for item in items[:ITEMS_SHOWN]]
         if len(items) > ITEMS_SHOWN:
             lines.append(f"- … and {len(items) - ITEMS_SHOWN:,} more (see the full report)")

@@ -158,7 +158,7 @@ TRIAGE: dict[str, Triage] = {
         "crawlers that do not render.",
         "Put the links in the HTML the server sends."),
     "render-changes": Triage(
-        "What JavaScript changes", "notice",
+        "Changes JavaScript makes", "notice",
         "A canonical, robots or title that JavaScript changes is read two ways.",
         "Serve the final value in the HTML itself."),
     "added-pages": Triage(
@@ -184,6 +184,13 @@ def triage_of(name: str) -> Triage:
         return Triage(f"Fixed: {base.title.lower()}", "notice",
                       "Fixed since the last audit.", "Nothing to do.")
     return TRIAGE[name]
+
+
+def in_a_list(name: str) -> str:
+    """A finding's title as it reads inside a sentence ("Broken links" → "broken
+    links"; "URLs" and "JavaScript" keep their capitals)."""
+    title = triage_of(name).title
+    return title[0].lower() + title[1:] if title[1:2].islower() else title
 
 
 def item_urls(item: dict[str, Any]) -> list[str]:

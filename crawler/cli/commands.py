@@ -68,9 +68,10 @@ def crawl_command(**options: Any) -> int:
 
 @cli.command("audit")
 @click.argument("start_url")
-@click.option("--report", "report_files", multiple=True, required=True,
+@click.option("--report", "report_files", multiple=True,
               type=click.Path(path_type=Path),
-              help="Where to write the report; the format follows the extension: .json "
+              help="Where to write the report (without: the Fix-first summary on standard "
+              "output, no file); the format follows the extension: .json "
               "(versioned schema), .csv (one row per URL), .html (one self-contained "
               "page), .junit.xml (a test case per finding item, failures for --fail-on's "
               "findings) or .md (a summary a pull-request comment can hold); - prints the "

@@ -14,6 +14,7 @@ import json
 from typing import Any, TextIO
 
 from crawler.audit.names import CHANGES, FINDINGS
+from crawler.audit.triage import triage_of
 from sitemap_writer.serialize import xml_text
 
 
@@ -48,10 +49,14 @@ def _case(name: str, item: dict[str, Any], fails: bool) -> str:
     details = xml_text(json.dumps(item, ensure_ascii=False, indent=1))
     head = f"    <testcase classname={quoteattr(name)} name={quoteattr(what)}>"
     if fails:
-        message = quoteattr(f"{name}: {what}")
+        triage = triage_of(name)
+        message = quoteattr(f"{name}: {what} ({triage.severity}: {triage.why} How to fix: "
+                            f"{triage.how})")
         body = f"      <failure message={message} type={quoteattr(name)}>{details}</failure>"
     else:
-        body = f"      <system-out>{details}</system-out>"
+        triage = triage_of(name)
+        body = (f"      <system-out>[{triage.severity}] {xml_text(triage.why)} How to fix: "
+                f"{xml_text(triage.how)}\n{details}</system-out>")
     return f"{head}\n{body}\n    </testcase>"
 
 

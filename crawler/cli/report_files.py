@@ -79,7 +79,8 @@ def report_dirs(report_files: tuple[Path, ...]) -> None:
 def write_reports(report_files: tuple[Path, ...], result: CrawlResult,
                    extra: dict[str, Any], *, previous: Any = None,
                    snapshot_to: Path | None = None,
-                   failing: list[str] | None = None) -> dict[str, dict[str, Any]]:
+                   failing: list[str] | None = None,
+                   terminal: Any = None) -> dict[str, dict[str, Any]]:
     """Each report streamed to its file, rows made as they are written; the findings
     (computed once for every format) are returned for the summary and --fail-on.
 
@@ -87,9 +88,12 @@ def write_reports(report_files: tuple[Path, ...], result: CrawlResult,
     ``--compare-with``, or the last audit kept in ``--state``) adds what changed
     since; ``snapshot_to`` (the state file) keeps this run's snapshot for the next.
 
+    ``terminal`` (a console, for ``audit`` without ``--report``) gets the triaged
+    summary instead of a file.
+
     The audit's modules are imported here, when there is a report to write: a crawl
     without ``--report`` never loads them."""
-    if not report_files:
+    if not report_files and terminal is None:
         return {}
     from crawler.audit.findings import findings
     from crawler.audit.report import iter_rows, report_head, write_report_csv, write_report_json
@@ -111,6 +115,10 @@ def write_reports(report_files: tuple[Path, ...], result: CrawlResult,
     from crawler.audit.triage import annotate
 
     annotate(found)  # severity, why and how beside every finding, in every format
+    if terminal is not None:
+        from crawler.audit.summary_text import summary_lines
+
+        terminal(summary_lines(report_head(result, extra, found)))
     for path in report_files:
         kind = report_kind(path)
         if path == STDOUT:

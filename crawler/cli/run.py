@@ -404,7 +404,8 @@ def _audit(display: CrawlDisplay, *, quiet: bool, start_url: str,
         "hreflang": [asdict(problem) for problem in problems],
         "compared_with": None if previous is None else (
             str(compare_with) if compare_with is not None else "the last audit in --state")},
-        previous=previous, snapshot_to=state, failing=wanted)
+        previous=previous, snapshot_to=state, failing=wanted,
+        terminal=None if report_files else _print_summary)
     if state is not None:  # its reports are its output: nothing to resume
         from crawler.store.state_file import mark_published
 
@@ -415,9 +416,11 @@ def _audit(display: CrawlDisplay, *, quiet: bool, start_url: str,
         counts = ", ".join(f"{name} {found[name]['count']}" for name in FINDINGS)
         since = ", ".join(f"{name} {found[name]['count']}" for name in CHANGES
                           if found.get(name, {}).get("count"))
+        written = (f"report(s): {', '.join(map(str, report_files))}" if report_files
+                   else "summary above; --report FILE for every row")
         display.console.print(
             f"audited {result.stats.fetched} pages in {time.monotonic() - started:.1f}s: "
-            f"{counts}; report(s): {', '.join(map(str, report_files))}", markup=False)
+            f"{counts}; {written}", markup=False)
         if previous is not None:
             display.console.print(f"since the last audit: {since or 'no change'}",
                                   markup=False)
@@ -426,6 +429,28 @@ def _audit(display: CrawlDisplay, *, quiet: bool, start_url: str,
         return failure.fail("findings present: " + ", ".join(
             f"{name} ({found[name]['count']})" for name in present), EXIT_FINDINGS)
     return _internal_errors(result)
+
+
+def _print_summary(lines: list[list[tuple[str, str]]]) -> None:
+    """``audit`` without ``--report``: the triaged summary on standard output, in colour
+    on a terminal only."""
+    import sys
+
+    from crawler.audit.summary_text import plain
+
+    if not sys.stdout.isatty():
+        sys.stdout.write(plain(lines))
+        sys.stdout.flush()
+        return
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(highlight=False, soft_wrap=True)
+    for line in lines:
+        text = Text()
+        for piece, style in line:
+            text.append(piece, style=style or None)
+        console.print(text)
 
 
 def _internal_errors(result: CrawlResult) -> int:

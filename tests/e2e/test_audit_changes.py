@@ -114,9 +114,11 @@ def test_a_second_audit_says_what_changed_in_every_format(tmp_path: Path) -> Non
     summary = (tmp_path / "second.md").read_text()
     assert two.stdout == summary  # --report -: the same summary, printed
     assert summary.startswith(f"# Audit of {u}/")
-    since = summary.split("## Since the last audit")[1].split("## Findings")[0]
+    since = summary.split("## Since the last audit")[1].split("## Fix first")[0]
     assert "| new-broken-links | 1 |" in since and "| removed-pages | 1 |" in since
-    section = summary.split("### new-broken-links (1)")[1].split("###")[0]
+    section = summary.split('### New: broken links <a id="new-broken-links"></a>')[1].split(
+        "###")[0]
+    assert "**error** · `new-broken-links` · 1 · " in section
     assert f"`{u}/gone-now.html` (status 404) — linked from `{u}/`" in section
     assert three.code == 0, three.stderr
     again = json.loads(third.read_text())
@@ -138,7 +140,9 @@ def _read_junit(report: Path, origin: str) -> None:
     assert broken.get("failures") == "1" and root.get("failures") == "1"
     case = broken.find("testcase")
     assert case.get("name") == f"{origin}/gone-now.html"
-    assert case.find("failure").get("message") == f"new-broken-links: {origin}/gone-now.html"
+    message = case.find("failure").get("message")
+    assert message.startswith(f"new-broken-links: {origin}/gone-now.html (error: ")
+    assert "How to fix: " in message  # the triage travels with the failure
     # a finding not named by --fail-on passes, its items shown
     assert suites["broken-links"].get("failures") == "0"
     assert suites["broken-links"].find("testcase/system-out") is not None

@@ -1,0 +1,76 @@
+"""The audit in a terminal: what ``audit URL`` prints when no ``--report`` is named — pure.
+
+The "Fix first" list, worst first, each finding with its count, why it matters,
+how to fix it and its worst few URLs; then what came back clean, what was not
+checked, and the counts. Returned as lines of (text, style) pieces, so the
+caller colours them on a terminal and writes plain text anywhere else.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from crawler.audit.grouping import describe
+from crawler.audit.names import FINDINGS
+from crawler.audit.triage import clean, fix_first, in_a_list, item_urls
+
+URLS_SHOWN = 3
+STYLES = {"error": "bold red", "warning": "bold yellow", "notice": "bold blue"}
+Line = list[tuple[str, str]]  # (text, rich style or "")
+
+
+def summary_lines(document: dict[str, Any]) -> list[Line]:
+    found, totals = document["findings"], document["totals"]
+    ranked = fix_first(found)
+    lines: list[Line] = []
+    if document.get("interrupted"):
+        lines.append([("Interrupted: ", "bold"), (document["interrupted"], "")])
+    if ranked:
+        tally = {severity: sum(entry.triage.severity == severity for entry in ranked)
+                 for severity in STYLES}
+        lines.append([("Fix first", "bold"), (" (" + ", ".join(
+            f"{count} {severity}{'s' if count != 1 else ''}"
+            for severity, count in tally.items() if count) + ")", "")])
+    else:
+        lines.append([("Nothing to fix: every check made came back clean.", "bold green")])
+    for entry in ranked:
+        triage, finding = entry.triage, found[entry.name]
+        lines.append([("", "")])
+        lines.append([(f"{triage.severity.upper():<8}", STYLES[triage.severity]),
+                      (f"{triage.title} ", "bold"),
+                      (f"{entry.count:,}" + (f" ({entry.reach:,} pages)"
+                                             if entry.reach != entry.count else ""), ""),
+                      (f"  [{entry.name}]", "dim")])
+        lines.append([("        why: ", "dim"), (triage.why, "")])
+        lines.append([("        fix: ", "dim"), (triage.how, "")])
+        where = describe(finding.get("groups"))
+        if where:
+            lines.append([("        where: ", "dim"), (where, "")])
+        for item in finding["items"][:URLS_SHOWN]:
+            urls = item_urls(item)
+            what = urls[0] if urls else str(item.get("sitemap") or item.get("origin") or "")
+            found_on = item.get("found_on") or []
+            lines.append([("        - ", "dim"), (what, "")]
+                         + ([(f"  (on {found_on[0]})", "dim")] if found_on else []))
+        if entry.count > URLS_SHOWN:
+            lines.append([(f"        … and {entry.count - URLS_SHOWN:,} more", "dim")])
+    lines.append([("", "")])
+    spotless = clean(found)
+    if spotless:
+        lines.append([("Checked and clean: ", "bold green"),
+                      (", ".join(in_a_list(name) for name in spotless), "")])
+    unchecked: dict[str, list[str]] = {}
+    for name in FINDINGS:
+        why = found.get(name, {}).get("not_checked")
+        if why and not found[name]["count"]:
+            unchecked.setdefault(why, []).append(in_a_list(name))
+    for why, names in unchecked.items():
+        lines.append([(f"Not checked ({why}): ", "bold"), (", ".join(names), "")])
+    lines.append([(f"{totals['fetched']:,} pages fetched, {totals['listed']:,} listable, "
+                   f"{totals['errors']:,} fetch errors, in {totals['elapsed_seconds']:.1f}s. Every "
+                   "URL and every row: --report audit.html (or .json, .csv, .md).", "dim")])
+    return lines
+
+
+def plain(lines: list[Line]) -> str:
+    return "".join("".join(text for text, _style in line) + "\n" for line in lines)
