@@ -15,6 +15,7 @@ from crawler.config import (
     DEFAULT_CONCURRENCY,
     DEFAULT_EXTERNAL_CACHE_DAYS,
     DEFAULT_EXTERNAL_DEADLINE,
+    DEFAULT_EXTERNAL_MAX_RATE,
     DEFAULT_EXTERNAL_RATE,
     DEFAULT_EXTERNAL_TIMEOUT,
     DEFAULT_INDEXNOW_ENDPOINT,
@@ -220,7 +221,12 @@ CRAWL_OPTIONS = [
                   "into (in scope: as read; elsewhere, with --check-external: HTML pages "
                   "within --max-page-bytes, fetched once)."),
     click.option("--external-rate", type=FINITE, default=DEFAULT_EXTERNAL_RATE,
-                  show_default=True, help="Requests a second to each other origin."),
+                  show_default=True, help="Requests a second to each other origin at "
+                  "first; the pace rises while its answers stay fast and falls on 429, "
+                  "503 or slow answers."),
+    click.option("--external-max-rate", type=FINITE, default=DEFAULT_EXTERNAL_MAX_RATE,
+                  show_default=True, help="The fastest pace for one other origin, in "
+                  "requests a second (4 connections at most)."),
     click.option("--external-timeout", type=FINITE, default=DEFAULT_EXTERNAL_TIMEOUT,
                   show_default=True, help="Seconds allowed per request to another origin."),
     click.option("--external-cache-days", type=FINITE, default=DEFAULT_EXTERNAL_CACHE_DAYS,

@@ -393,6 +393,8 @@ def _audit(display: CrawlDisplay, *, quiet: bool, start_url: str,
         raise Failure(str(exc), EXIT_OUTPUT) from None
     started = time.monotonic()
     result = _run(display, config)
+    if result.external_note and result.external_note != "interrupted":
+        failure.warn(result.external_note)  # once, not as a broken link each
     scope = Scope.for_start(normalize_url(config.start_url) or config.start_url, config.prefix)
     from crawler.page.hreflang import sitemap_alternates
 

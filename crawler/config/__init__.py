@@ -40,7 +40,8 @@ DEFAULT_MAX_PARSE_SECONDS = 5.0
 AUTO_WORKERS = 0  # CrawlConfig.workers for --workers auto
 # --check-external: requests a second to each other origin, seconds a check may take,
 # how long a result kept in --state is trusted, and how many distinct URLs are checked
-DEFAULT_EXTERNAL_RATE = 1.0
+DEFAULT_EXTERNAL_RATE = 1.0  # at first: the pace adapts (crawler.http.external_pace)
+DEFAULT_EXTERNAL_MAX_RATE = 10.0  # while an origin's answers stay fast
 DEFAULT_EXTERNAL_TIMEOUT = 10.0
 DEFAULT_EXTERNAL_CACHE_DAYS = 1.0
 DEFAULT_MAX_EXTERNAL = 10_000
@@ -154,6 +155,7 @@ class CrawlConfig:
     check_fragments: bool = False  # --check-fragments: #anchor links against their targets
     extract: tuple[str, ...] = ()  # --extract NAME=KIND:QUERY (crawler.page.custom_extract)
     external_rate: float = DEFAULT_EXTERNAL_RATE
+    external_max_rate: float = DEFAULT_EXTERNAL_MAX_RATE
     external_timeout: float = DEFAULT_EXTERNAL_TIMEOUT
     external_cache_days: float = DEFAULT_EXTERNAL_CACHE_DAYS
     max_external: int = DEFAULT_MAX_EXTERNAL
@@ -178,6 +180,7 @@ class CrawlConfig:
                                ("--max-parse-seconds", self.max_parse_seconds),
                                ("--render-timeout", self.render_timeout),
                                ("--external-rate", self.external_rate),
+                               ("--external-max-rate", self.external_max_rate),
                                ("--external-timeout", self.external_timeout),
                                ("--external-cache-days", self.external_cache_days),
                                ("--external-deadline", self.external_deadline)):
@@ -202,6 +205,7 @@ class CrawlConfig:
         _positive("--render-timeout", self.render_timeout)
         _positive("--render-concurrency", self.render_concurrency)
         _positive("--external-rate", self.external_rate)
+        _positive("--external-max-rate", self.external_max_rate)
         _positive("--external-timeout", self.external_timeout)
         if (self.external_cache_days < 0 or self.max_external < 0 or self.cert_warn_days < 0
                 or self.external_deadline < 0):

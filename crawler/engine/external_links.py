@@ -9,7 +9,13 @@ from datetime import UTC, datetime, timedelta
 
 from crawler.config import CrawlConfig
 from crawler.engine.result import CrawlResult
-from crawler.http.external import UNREACHABLE, LinkCheck, check_links
+from crawler.http.external import (
+    NOT_CHECKED,
+    OFFLINE,
+    UNREACHABLE,
+    LinkCheck,
+    check_links,
+)
 from crawler.store.state import CrawlState
 from crawler.urls.scope import Scope
 
@@ -46,9 +52,32 @@ async def check_external(config: CrawlConfig, scope: Scope, result: CrawlResult,
         wanted = frozenset(url for record in result.records
                            for url, _fragment in record.fragment_links
                            if not scope.contains(url))
-    checks, certificates = await check_links(urls, config, cached=cached, want_ids=wanted)
-    result.external = checks
+    total = len(urls)
+    result.external = partial = []
     result.external_unchecked = left
+    result.phase = "external links"
+    result.external_progress = (0, total, "", 0, 0.0)
+
+    def progress(checked: int, total: int, origin: str, origin_left: int,
+                 eta: float) -> None:
+        result.external_progress = (checked, total, origin, origin_left, eta)
+
+    try:
+        checks, certificates, offline = await check_links(
+            urls, config, cached=cached, want_ids=wanted, on_check=partial.append,
+            on_progress=progress)
+    except BaseException:  # stopped (Ctrl-C, SIGTERM): keep what is known, say the rest
+        asked = {check.url for check in partial}
+        now = time.time()
+        partial += [LinkCheck(url, error=NOT_CHECKED, checked_at=now) for url in urls
+                    if url not in asked]
+        result.interrupted = (f"external links: {len(asked):,} of {total:,} checked, "
+                              "interrupted")
+        result.external_note = "interrupted"
+        raise
+    result.external = checks
+    if offline:
+        result.external_note = OFFLINE
     soon = datetime.now(UTC) + timedelta(days=config.cert_warn_days)
     result.expiring = [cert for cert in certificates if cert.expires <= soon]
     if state is not None:

@@ -3,10 +3,12 @@
 Other people's servers get the politeness ours does, and more care, since we
 are not their crawler:
 
-* one connection per origin, one request at a time, and at most
-  ``--external-rate`` requests a second to it (its robots.txt fetched first
-  counts as one). A redirect hop into another origin is that origin's request:
-  its robots.txt, its pacing, its one connection;
+* a few connections per origin, and a pace that starts at ``--external-rate``
+  requests a second and adapts to its answers (``external_pace.py``: quicker
+  while they stay fast, up to ``--external-max-rate``; slower on 429, 503 and
+  slow answers). Its robots.txt is fetched first and counts as a request. A
+  redirect hop into another origin is that origin's request: its robots.txt,
+  its pace, its connections;
 * its robots.txt is read and what it disallows to our user-agent is not
   requested (reported as ``robots-disallowed``, neither broken nor fine), for
   every hop of a redirect chain;
@@ -18,6 +20,9 @@ are not their crawler:
   is not asked again: its remaining links are ``origin-unreachable``;
 * one deadline for the whole phase (``--external-deadline``): what is not
   checked by then is ``not-checked``, counted, never dropped;
+* when no origin answers at all (the machine is offline, a firewall drops
+  everything) the phase stops as soon as :data:`OFFLINE_AFTER` origins have
+  failed and none answered: every link is ``not-checked``, never ``broken``;
 * every connection passes the network rule (``address_rule.py``): a link into
   a private address the start URL does not share is ``private-address``,
   never requested;
@@ -32,7 +37,7 @@ from __future__ import annotations
 
 import ssl
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -43,6 +48,7 @@ from selectolax.lexbor import LexborHTMLParser
 from crawler.config import CrawlConfig
 from crawler.core.dates import retry_after_seconds
 from crawler.http.address_rule import NetworkRule, PrivateAddress, rule_for_config
+from crawler.http.external_pace import CONNECTIONS, LONGEST_INTERVAL, Pace
 from crawler.http.guarded import guarded_client
 from crawler.http.transports import proxy_for, tls_context
 from crawler.page.decode import decode_html
@@ -61,6 +67,8 @@ NOT_CHECKED = "not-checked"  # the phase's deadline came first
 PRIVATE = "private-address"  # the network rule keeps it closed
 UNREACHABLE = "origin-unreachable"  # its origin failed UNREACHABLE_AFTER times in a row
 UNASKED = frozenset({NOT_CHECKED, PRIVATE})
+OFFLINE_AFTER = 3  # origins failed, none answered: the network, not the links
+OFFLINE = "no external origin reachable: external links not checked"
 
 
 @dataclass(slots=True)
@@ -96,64 +104,72 @@ class Certificate:
 
 
 class _Origin:
-    """One origin's client, pacing, robots.txt and answers."""
+    """One origin's client, pace, robots.txt and answers."""
 
-    def __init__(self, origin: str, config: CrawlConfig, rule: NetworkRule | None = None
-                 ) -> None:
+    def __init__(self, origin: str, config: CrawlConfig, rule: NetworkRule | None = None,
+                 heard: Callable[[str, bool], None] | None = None) -> None:
         self.origin = origin
         self.config = config
         self.client = guarded_client(
             rule or rule_for_config(config), verify=tls_context(origin.partition(":")[0]),
             proxy=proxy_for(origin + "/"),
-            limits=httpx.Limits(max_connections=1, max_keepalive_connections=1),
+            limits=httpx.Limits(max_connections=CONNECTIONS,
+                                max_keepalive_connections=CONNECTIONS),
             timeout=config.external_timeout, follow_redirects=False,
             headers={"User-Agent": config.user_agent})
-        self.interval = 1 / config.external_rate
-        self.next_start = 0.0
-        self._turns = anyio.Lock()  # pacing: who leaves next
-        self._one = anyio.Lock()  # one request at a time, robots.txt first
+        self.pace = Pace(config.external_rate, config.external_max_rate)
+        self._slots = anyio.Semaphore(CONNECTIONS)  # requests in flight
+        # one request at a time until the origin has answered, and again after a
+        # silence: a dead origin is asked three times in all, not once a connection
+        self._probe = anyio.Lock()
+        self.answered_once = False
+        self._robots = anyio.Lock()  # robots.txt first, once
         self.robots_read = False
         self.allows: Callable[[str], bool] = lambda _url: True
         self.certificate: datetime | None = None
         self.answers: dict[str, tuple[int, str | None]] = {}
         self.failures = 0  # timeouts and refusals in a row
         self.given_up: str | None = None  # UNREACHABLE or PRIVATE: asked no more
-
-    async def pace(self) -> None:
-        """One request at a time leaves, ``interval`` after the last one really left
-        (as crawler.http.politeness.Gate does for the crawl's own origin)."""
-        async with self._turns:
-            while (now := time.monotonic()) < self.next_start:
-                await anyio.sleep(self.next_start - now)
-            self.next_start = time.monotonic() + self.interval
-
-    def answered(self) -> None:
-        """Count the interval again from the answer: a request slow to arrive (a new
-        connection, a busy network) would otherwise reach the server less than an
-        interval before the next one. Its origin's requests go one at a time, so this
-        costs only the answer's own latency."""
-        self.next_start = max(self.next_start, time.monotonic() + self.interval)
+        self.left = 0  # links still to check here (the progress line's estimate)
+        # tells the checker this origin answered (True) or failed to (False)
+        self.heard = heard or (lambda _origin, _answered: None)
 
     async def request(self, method: str, url: str) -> httpx.Response:
         """One request, its body unread (HEAD has none; GET is closed after the
         headers); timeouts and refusals in a row give the origin up."""
-        async with self._one:
-            await self.pace()
-            try:
-                async with self.client.stream(method, url) as response:
-                    self._read_certificate(response)
-            except PrivateAddress:
-                self.given_up = PRIVATE
-                raise
-            except (httpx.TimeoutException, httpx.ConnectError):
-                self.failures += 1
-                if self.failures >= UNREACHABLE_AFTER:
-                    self.given_up = UNREACHABLE
-                raise
-            finally:
-                self.answered()
-            self.failures = 0
-            return response
+        async with self._slots:
+            if self.answered_once and not self.failures:
+                return await self._send(method, url)
+            async with self._probe:
+                if self.given_up is not None:  # while this one waited its turn
+                    raise httpx.ConnectError(f"{self.origin} given up ({self.given_up})")
+                return await self._send(method, url, alone=True)
+
+    async def _send(self, method: str, url: str, alone: bool = False) -> httpx.Response:
+        """``alone``: the only request in flight, so the next one waits an interval
+        from its answer (a request slow to arrive must not reach the server less than
+        an interval before the next)."""
+        left = await self.pace.wait_turn()
+        status = None
+        try:
+            async with self.client.stream(method, url) as response:
+                self._read_certificate(response)
+                status = response.status_code
+        except PrivateAddress:
+            self.given_up = PRIVATE
+            raise
+        except (httpx.TimeoutException, httpx.ConnectError):
+            self.failures += 1
+            if self.failures >= UNREACHABLE_AFTER:
+                self.given_up = UNREACHABLE
+            self.heard(self.origin, False)
+            raise
+        finally:
+            self.pace.answered(time.monotonic() - left, status, alone)
+        self.failures = 0
+        self.answered_once = True
+        self.heard(self.origin, True)
+        return response
 
     async def answer(self, url: str, budget: list[int]) -> tuple[int, str | None]:
         """Status and Location of ``url``, asked once per crawl (a redirect that ends
@@ -173,9 +189,8 @@ class _Origin:
                and budget[0] > 0):
             wait = retry_after_seconds(response.headers.get("retry-after"),
                                        datetime.now(UTC))
-            pause = min(wait if wait is not None else self.interval * 2,
-                        self.config.max_retry_after)
-            self.next_start = max(self.next_start, time.monotonic() + pause)
+            self.pace.hold(min(wait if wait is not None else self.pace.interval,
+                               self.config.max_retry_after))
             retries += 1
             budget[0] -= 1
             response = await self.request(response.request.method, url)
@@ -186,7 +201,7 @@ class _Origin:
         """Its robots.txt, read once before its first link is asked."""
         if self.robots_read:
             return
-        async with self._one:
+        async with self._robots:
             if self.robots_read:
                 return
             self.robots_read = True
@@ -194,8 +209,9 @@ class _Origin:
 
     async def _read_robots(self) -> None:
         url = self.origin + "/robots.txt"
+        left = await self.pace.wait_turn()
+        status: int | None = None
         try:
-            await self.pace()
             async with self.client.stream("GET", url) as response:
                 self._read_certificate(response)
                 body = b""
@@ -203,17 +219,20 @@ class _Origin:
                     body += chunk
                     if len(body) > ROBOTS_BYTES:
                         break
-            status: int | None = response.status_code
+            status = response.status_code
+            self.answered_once = True
+            self.heard(self.origin, True)
         except PrivateAddress:
             self.given_up = PRIVATE
             return
         except (httpx.TimeoutException, httpx.ConnectError):
             self.failures += 1  # a silent origin's robots.txt counts towards giving it up
+            self.heard(self.origin, False)
             status, body = None, b""
         except httpx.HTTPError:
             status, body = None, b""
         finally:
-            self.answered()
+            self.pace.answered(time.monotonic() - left, status)
         if status is None or status >= 500:
             return  # unreachable robots.txt: the links are checked, and fail on their own
         policy = policy_from_response(status, body, self.config.robots_token)
@@ -231,12 +250,9 @@ class _Origin:
 
     async def anchors(self, url: str) -> list[str] | None:
         """The ids of an HTML page within --max-page-bytes (its body read this once)."""
-        async with self._one:
-            await self.pace()
-            try:
-                return await self._read_anchors(url)
-            finally:
-                self.answered()
+        async with self._slots:
+            await self.pace.wait_turn()
+            return await self._read_anchors(url)
 
     async def _read_anchors(self, url: str) -> list[str] | None:
         async with self.client.stream("GET", url) as response:
@@ -255,18 +271,41 @@ class _Origin:
 
 class _Checker:
     """Every origin a check reaches, the ones links name and the ones redirects
-    lead to alike: each with its own robots.txt, pacing and connection."""
+    lead to alike: each with its own robots.txt, pace and connections. It also
+    notices when no origin answers at all: then the network is at fault, not the
+    links, and the phase stops (``offline``)."""
 
     def __init__(self, config: CrawlConfig) -> None:
         self.config = config
         self.rule = rule_for_config(config)
         self.origins: dict[str, _Origin] = {}
+        self.answered_any = False
+        self.failed: set[str] = set()
+        self.offline = False
+        self.stop: Callable[[], None] = lambda: None  # cancels the phase
 
     def origin(self, origin: str) -> _Origin:
         found = self.origins.get(origin)
         if found is None:
-            found = self.origins[origin] = _Origin(origin, self.config, self.rule)
+            found = self.origins[origin] = _Origin(origin, self.config, self.rule, self.heard)
         return found
+
+    def heard(self, origin: str, answered: bool) -> None:
+        if answered:
+            self.answered_any = True
+            return
+        self.failed.add(origin)
+        if not self.answered_any and len(self.failed) >= OFFLINE_AFTER:
+            self.offline = True
+            self.stop()
+
+    def slowest(self) -> tuple[str, int, float]:
+        """The origin whose links left take longest at its pace: (origin, left, s)."""
+        busiest = max(self.origins.values(), key=lambda origin: origin.pace.eta(origin.left),
+                      default=None)
+        if busiest is None:
+            return "", 0, 0.0
+        return busiest.origin, busiest.left, busiest.pace.eta(busiest.left)
 
     async def close(self) -> None:
         for origin in self.origins.values():
@@ -277,7 +316,9 @@ class _Checker:
         budget = [MAX_REQUESTS]
         current = url
         try:
-            with anyio.fail_after(self.config.external_timeout * (MAX_REQUESTS + 1)):
+            # a safety net over the requests' own timeouts, turns at the pace included
+            with anyio.fail_after(self.config.external_timeout * (MAX_REQUESTS + 1)
+                                  + CONNECTIONS * LONGEST_INTERVAL * MAX_REQUESTS):
                 while True:
                     origin = self.origin(origin_of(current))
                     await origin.ready()
@@ -310,58 +351,91 @@ class _Checker:
         except httpx.TimeoutException:
             found.error = "timeout"
         except httpx.ConnectError as exc:
-            found.error = "tls" if isinstance(exc.__cause__, ssl.SSLError) or (
-                "CERTIFICATE" in str(exc).upper()) else "connection"
+            found.error = origin.given_up or ("tls" if isinstance(exc.__cause__, ssl.SSLError)
+                                              or "CERTIFICATE" in str(exc).upper()
+                                              else "connection")
         except httpx.HTTPError as exc:
             found.error = type(exc).__name__
         return found
 
 
 CachedCheck = Callable[[str], LinkCheck | None]
+# after each check: (links checked, links to check, slowest origin, its links left, the
+# seconds they take at its pace)
+Progress = Callable[[int, int, str, int, float], None]
 
 
 async def check_links(urls: Iterable[str], config: CrawlConfig, *,
                       cached: CachedCheck | None = None,
                       want_ids: frozenset[str] = frozenset(),
-                      on_check: Callable[[LinkCheck], Awaitable[None] | None] | None = None,
-                      ) -> tuple[list[LinkCheck], list[Certificate]]:
-    """Check each URL once: origins in parallel, each origin's URLs one at a time,
-    all within ``--external-deadline`` (what it leaves is ``not-checked``)."""
+                      on_check: Callable[[LinkCheck], None] | None = None,
+                      on_progress: Progress | None = None,
+                      ) -> tuple[list[LinkCheck], list[Certificate], bool]:
+    """Check each URL once: origins in parallel, up to :data:`CONNECTIONS` links of
+    one origin at once at its pace, all within ``--external-deadline`` (what it
+    leaves is ``not-checked``). ``on_check`` sees each result as it comes (cached
+    ones first), so an interrupted phase keeps what it learnt. The last value says
+    whether the phase stopped because no origin answered at all."""
     by_origin: dict[str, list[str]] = {}
     results: list[LinkCheck] = []
+
+    def keep(found: LinkCheck) -> None:
+        results.append(found)
+        if on_check is not None:
+            on_check(found)
+
     for url in urls:
         known = cached(url) if cached is not None and url not in want_ids else None
         if known is not None:
-            results.append(known)
+            keep(known)
             continue
         by_origin.setdefault(origin_of(url), []).append(url)
+    total = len(results) + sum(len(targets) for targets in by_origin.values())
     limit = anyio.CapacityLimiter(max(1, config.concurrency))
     checker = _Checker(config)
     done: set[str] = set()
+    for name, targets in by_origin.items():
+        checker.origin(name).left = len(targets)
 
-    async def one_origin(targets: list[str]) -> None:
+    async def one_link(origin: _Origin, queue: list[str]) -> None:
+        while queue:
+            url = queue.pop()
+            found = await checker.check(url, url in want_ids)
+            origin.left -= 1
+            if checker.offline:
+                return  # said as one line, not as a broken link each
+            done.add(url)
+            keep(found)
+            if on_progress is not None:
+                on_progress(len(results), total, *checker.slowest())
+
+    async def one_origin(name: str, targets: list[str]) -> None:
         async with limit:
-            for url in targets:
-                found = await checker.check(url, url in want_ids)
-                done.add(url)
-                results.append(found)
-                if on_check is not None:
-                    step = on_check(found)
-                    if step is not None:
-                        await step
+            origin = checker.origin(name)
+            queue = targets[::-1]  # popped from the end: in the order given
+            async with anyio.create_task_group() as links:
+                for _ in range(min(CONNECTIONS, len(targets))):
+                    links.start_soon(one_link, origin, queue)
 
     try:
         deadline = config.external_deadline or float("inf")
-        with anyio.move_on_after(deadline):
+        with anyio.move_on_after(deadline) as scope:
+            checker.stop = scope.cancel
             async with anyio.create_task_group() as group:
-                for targets in by_origin.values():
-                    group.start_soon(one_origin, targets)
+                for name, targets in by_origin.items():
+                    group.start_soon(one_origin, name, targets)
     finally:
         with anyio.CancelScope(shield=True):
             await checker.close()
     now = time.time()
-    results += [LinkCheck(url, error=NOT_CHECKED, checked_at=now)
-                for targets in by_origin.values() for url in targets if url not in done]
+    for targets in by_origin.values():
+        for url in targets:
+            if url not in done:
+                keep(LinkCheck(url, error=NOT_CHECKED, checked_at=now))
+    if checker.offline:  # nothing answered: nothing is known of any link
+        results[:] = [found if found.cached else LinkCheck(found.url, error=NOT_CHECKED,
+                                                             checked_at=now)
+                      for found in results]
     certificates = [Certificate(origin.origin, origin.certificate)
                     for origin in checker.origins.values() if origin.certificate is not None]
-    return results, certificates
+    return results, certificates, checker.offline

@@ -92,7 +92,8 @@ def test_a_redirect_hop_obeys_the_robots_and_pacing_of_the_origin_it_lands_on(
             links = [f"{first.url}{path}" for path in hops]
             links += [f"{landing.url}/ok.html?direct{n}" for n in range(3)]
             with RunningServer(_site(tmp_path, links)) as site:
-                found = _audit(site.url, tmp_path / "r.json", "--external-rate", str(rate))
+                found = _audit(site.url, tmp_path / "r.json", "--external-rate", str(rate),
+                               "--external-max-rate", str(rate))
         landing_hits = [(hit.method, hit.path, hit.at) for hit in landing.log]
         first_hits = [hit.path for hit in first.log]
     paths = [path for _method, path, _at in landing_hits]
@@ -105,3 +106,55 @@ def test_a_redirect_hop_obeys_the_robots_and_pacing_of_the_origin_it_lands_on(
     broken = {item["url"] for item in found["broken-external-links"]["items"]}
     assert f"{first.url}/into-private" not in broken  # disallowed: neither broken nor fine
     assert f"{first.url}/into-secret" not in broken
+
+
+def test_the_pace_rises_while_an_origin_answers_fast_and_stays_within_its_connections(
+        tmp_path: Path) -> None:
+    """40 links to one origin at the default pace: the first leave a second apart, then
+    quicker as the answers stay fast (a fixed 1/s took 40 s; see external_pace.py)."""
+    other_root = tmp_path / "other"
+    other_root.mkdir()
+    for n in range(40):
+        (other_root / f"page{n}.html").write_text("<!doctype html><title>ok</title>")
+    with RunningServer(other_root) as other:
+        links = [f"{other.url}/page{n}.html" for n in range(40)]
+        with RunningServer(_site(tmp_path, links)) as site:
+            found = _audit(site.url, tmp_path / "r.json")
+        starts = sorted(hit.at for hit in other.log)
+    assert found["broken-external-links"]["count"] == 0
+    assert len(starts) == 41  # robots.txt, then each link once
+    gaps = [later - earlier for earlier, later in pairwise(starts)]
+    assert gaps[0] >= 0.95  # polite at first: robots.txt, then a second's wait
+    assert min(gaps) >= 0.09  # never above the ceiling of ten a second
+    assert max(gaps[-10:]) < 0.5, [round(gap, 2) for gap in gaps]  # and well above 1/s
+
+
+def test_when_no_external_origin_answers_the_links_are_not_checked_never_broken(
+        tmp_path: Path) -> None:
+    """Offline, or behind a firewall: every origin refuses. The phase stops once three
+    origins failed and none answered, says so once, and reports every link
+    not-checked."""
+    import socket
+
+    closed = []
+    for _ in range(6):  # ports nothing listens on: bound, then released
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            closed.append(probe.getsockname()[1])
+    links = [f"http://127.0.0.1:{port}/page{n}.html" for port in closed for n in range(5)]
+    report = tmp_path / "r.json"
+    with RunningServer(_site(tmp_path, links)) as site:
+        started = time.monotonic()
+        run = run_cli("audit", site.url + "/", "--report", str(report), "--check-external",
+                      "--compare-sitemap", "off", timeout=100)
+        took = time.monotonic() - started
+    assert run.code == 0, run.stderr
+    assert run.stderr.count("no external origin reachable: external links not checked") == 1
+    found = json.loads(report.read_text())["findings"]
+    assert found["broken-external-links"]["count"] == 0
+    assert found["broken-external-links"]["not_checked"] == (
+        "no external origin reachable: external links not checked")
+    unchecked = found["unchecked-external-links"]["items"]
+    assert sorted(item["url"] for item in unchecked) == sorted(links)
+    assert {item["reason"] for item in unchecked} == {"not-checked"}
+    assert took < 30, took

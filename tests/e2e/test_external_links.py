@@ -23,7 +23,9 @@ pytestmark = pytest.mark.timeout(120)
 
 PATHS = ["/ok.html", "/gone.html", "/removed.html", "/no-head.html", "/r1", "/slow.html",
          "/busy.html", "/private/page.html", "/hop1"]  # /hop1: 7 redirects, 3 asked
-RATE = 5.0  # --external-rate: at least 0.2 s between request starts to one origin
+# --external-rate and --external-max-rate: at least 0.2 s between request starts to one
+# origin, the pace held where it starts (how it adapts: test_external_pace.py)
+RATE = 5.0
 
 
 def _site(tmp_path: Path, other: str, secure: str) -> Path:
@@ -50,7 +52,8 @@ def _tls(tmp_path: Path) -> tuple[ssl.SSLContext, Path]:
 
 def _audit(ours: SiteServer, report: Path, bundle: Path, *options: str) -> CliRun:
     return run_cli("audit", ours.url + "/", "--report", str(report), "--check-external",
-                   "--external-rate", str(RATE), "--external-timeout", "1",
+                   "--external-rate", str(RATE), "--external-max-rate", str(RATE),
+                   "--external-timeout", "1",
                    "--compare-sitemap", "off", *options,
                    env_extra={"SSL_CERT_FILE": str(bundle)})
 

@@ -20,7 +20,7 @@ def test_requests_waiting_together_leave_an_interval_apart() -> None:
 
     async def go() -> None:
         async def one() -> None:
-            await origin.pace()
+            await origin.pace.wait_turn()
             left.append(anyio.current_time())
 
         async with anyio.create_task_group() as group:
@@ -44,7 +44,8 @@ def test_the_interval_counts_from_the_answer_so_a_slow_arrival_does_not_shorten_
         arrived.append(time.monotonic())
         return httpx.Response(200)
 
-    config = CrawlConfig(start_url="http://127.0.0.1:9/", external_rate=5, retries=0)
+    config = CrawlConfig(start_url="http://127.0.0.1:9/", external_rate=5, retries=0,
+                         external_max_rate=5)
     origin = _Origin("http://127.0.0.1:9", config)
     origin.client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
 
