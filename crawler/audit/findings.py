@@ -147,13 +147,14 @@ def _not_checked(result: CrawlResult, rendered: bool) -> list[tuple[tuple[str, .
     where a count of 0 would claim the site is clean."""
     missing: list[tuple[tuple[str, ...], str]] = []
     external = tuple(name for name in EXTERNAL_FINDINGS if name != "unchecked-external-links")
+    stopped = "not reached: the run was interrupted" if result.interrupted else None
     if result.external is None:
-        missing.append((external, result.external_note or "--no-check-external"))
+        missing.append((external, stopped or "--no-check-external"))
     elif result.external_note:  # asked, and nothing could be reached, or cut short
         missing.append((("broken-external-links", "redirected-external-links"),
                         result.external_note))
     if result.live_sitemap is None:
-        missing.append((LIVE_FINDINGS, "--compare-sitemap off"))
+        missing.append((LIVE_FINDINGS, stopped or "--compare-sitemap off"))
     if not rendered:
         missing.append((RENDER_FINDINGS, "--render never"))
     return missing

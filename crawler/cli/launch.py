@@ -31,6 +31,15 @@ class _Stopped(BaseException):
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:
+    if frame is not None and frame.f_code.co_name == "cb" and \
+            frame.f_code.co_filename.startswith("<frozen importlib"):
+        # importlib's module-lock weakref callback: an exception raised there is
+        # "ignored" (printed with a traceback, then lost). The signal is sent again,
+        # to land once the callback has returned (a few bytecodes later).
+        import os
+
+        os.kill(os.getpid(), signum)
+        return
     raise _Stopped
 
 

@@ -4,11 +4,18 @@ All of it goes to stderr, so stdout stays clean for cron and pipes; the
 live display appears only when stderr is a terminal, and rich is imported only
 then (25 ms of every start under cron or in a pipe): elsewhere the lines are
 written as they are, by :class:`PlainConsole`.
+
+Never silent: on a terminal the line is redrawn four times a second whether or
+not a page arrived, so its clock ticks through every phase (pages, the live
+sitemap, external links, the reports), each naming itself with its own counts
+and an estimate of the time left. Piped (a log, cron), the same line is written
+once every :data:`PIPED_EVERY` seconds at most; ``--quiet`` writes none.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol
@@ -21,6 +28,8 @@ from crawler.core.records import PageRecord
 from crawler.engine.result import CrawlResult
 
 REFRESH_SECONDS = 0.1
+REFRESHES_A_SECOND = 4  # the terminal's redraws while nothing arrives: the clock ticks
+PIPED_EVERY = 60.0  # seconds between two progress lines into a pipe or a log
 
 
 class TextConsole(Protocol):
@@ -69,16 +78,53 @@ class CrawlDisplay:
         self._live: Live | None = None
         self._last_draw = 0.0
         self.latest: CrawlResult | None = None
+        self.began = time.monotonic()
+        self.phase: str | None = None  # the CLI's own phase after the crawl ("reports")
+        self._stop = threading.Event()
+        self._ticker: threading.Thread | None = None
+        self.piped_every = PIPED_EVERY
+
+    def line(self) -> str:
+        """The progress line as it stands now."""
+        result = self.latest
+        if result is None:
+            return f"{clock(time.monotonic() - self.began)} · starting: robots.txt and the " \
+                   "first page…"
+        return status_line(result, self.concurrency, self.max_pages, self.phase)
+
+    def __rich__(self) -> Any:
+        from rich.text import Text
+
+        return Text(self.line())
 
     def __enter__(self) -> CrawlDisplay:
+        """Starts a thread (rich's refresher, or the piped ticker) with Ctrl-C and SIGTERM
+        blocked in it, as threads inherit their maker's mask: the kernel then hands the
+        signals to the main thread alone, which holds them while the event loop is made
+        (``crawler.cli.signals.signals_held``). A thread open to them took a SIGTERM
+        there, and its handler ran in the half-made loop."""
+        from crawler.cli.signals import signals_held
+
         if self.live_enabled:
             from rich.live import Live
-            from rich.text import Text
 
-            self._live = Live(Text("starting…"), console=self.console,  # type: ignore[arg-type]
-                              transient=True, auto_refresh=False)
-            self._live.__enter__()
+            self._live = Live(self, console=self.console,  # type: ignore[arg-type]
+                              transient=True, auto_refresh=True,
+                              refresh_per_second=REFRESHES_A_SECOND)
+            with signals_held():
+                self._live.__enter__()
+        elif not self.quiet:
+            self._ticker = threading.Thread(target=self._write_now_and_then, daemon=True,
+                                            name="progress")
+            with signals_held():
+                self._ticker.start()
         return self
+
+    def _write_now_and_then(self) -> None:
+        """Piped: the progress line once every ``piped_every`` seconds, so a log shows
+        the run is alive without a line a page."""
+        while not self._stop.wait(self.piped_every):
+            self.console.print(self.line(), markup=False)
 
     def __exit__(
         self,
@@ -86,6 +132,10 @@ class CrawlDisplay:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join(timeout=1)
+            self._ticker = None
         if self._live is not None:
             self._live.__exit__(exc_type, exc, tb)
             self._live = None
@@ -103,20 +153,20 @@ class CrawlDisplay:
         now = time.monotonic()
         if self._live is not None and now - self._last_draw >= REFRESH_SECONDS:
             self._last_draw = now
-            from rich.text import Text
-
-            self._live.update(Text(status_line(result, self.concurrency, self.max_pages)),
-                              refresh=True)
+            self._live.refresh()
 
 
-def status_line(result: CrawlResult, concurrency: int, max_pages: int | None = None) -> str:
-    """One line of counters a person can read at a glance: how long, how far, how fast.
+def status_line(result: CrawlResult, concurrency: int, max_pages: int | None = None,
+                phase: str | None = None) -> str:
+    """One line of counters a person can read at a glance: how long, what phase, how
+    far, how long still.
 
-    "Known" is every URL the crawl will request as far as it knows now (done,
-    queued, in flight; at most ``--max-pages``), so the share grows as the
-    crawl discovers the site and is honest about it. Jobs beyond
-    ``concurrency`` wait at a worker, not on the wire.
-    """
+    In the pages phase: "known" is every URL the crawl will request as far as it
+    knows now (done, queued, in flight; at most ``--max-pages``), so the share
+    grows as the crawl discovers the site and is honest about it; jobs beyond
+    ``concurrency`` wait at a worker, not on the wire. In the external phase: links
+    checked of those to check, and the origin whose links left take longest at its
+    pace, which is the phase's estimate."""
     stats = result.stats
     elapsed = max(time.monotonic() - stats.started, 1e-6) if stats.started else 0.0
     rate = stats.fetched / elapsed if elapsed else 0.0
@@ -124,10 +174,21 @@ def status_line(result: CrawlResult, concurrency: int, max_pages: int | None = N
     if max_pages is not None:
         known = min(known, max_pages)
     share = 100 * stats.fetched // known if known else 0
+    pages = f"pages {stats.fetched:,} of {known:,} known ({share}%)"
+    current = phase or result.phase
+    if current == "external links" and result.external_progress is not None:
+        checked, total, origin, left, eta = result.external_progress
+        slowest = f" · slowest {origin}: {left:,} left" if origin and left else ""
+        return (f"{clock(elapsed)} · external links {checked:,} of {total:,} checked"
+                f"{slowest} · about {clock(eta)} left · {pages}")
+    if current != "pages":
+        return f"{clock(elapsed)} · {current}… · {pages} · listed {stats.listed:,}"
+    left = (known - stats.fetched) / rate if rate and stats.fetched >= 20 else None
     return (
-        f"{clock(elapsed)} · pages {stats.fetched} of {known} known ({share}%) · "
+        f"{clock(elapsed)} · {pages} · "
         f"queued {stats.queued} · in flight {min(stats.in_flight, concurrency)} · "
         f"listed {stats.listed} · errors {stats.errors} · {rate:.0f} pages/s"
+        + (f" · about {clock(left)} left" if left is not None else "")
     )
 
 

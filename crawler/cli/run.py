@@ -392,7 +392,16 @@ def _audit(display: CrawlDisplay, *, quiet: bool, start_url: str,
     except OutputError as exc:
         raise Failure(str(exc), EXIT_OUTPUT) from None
     started = time.monotonic()
-    result = _run(display, config)
+    try:
+        result = _run(display, config)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: report what is known, then exit 130
+        if display.latest is None:
+            raise
+        result = display.latest
+        result.interrupted = result.interrupted or _unfinished(result)
+        result.elapsed = time.monotonic() - started
+        previous, state = None, None  # a part of the site is no change to report or keep
+    display.phase = "writing reports"
     if result.external_note and result.external_note != "interrupted":
         failure.warn(result.external_note)  # once, not as a broken link each
     scope = Scope.for_start(normalize_url(config.start_url) or config.start_url, config.prefix)
@@ -412,7 +421,7 @@ def _audit(display: CrawlDisplay, *, quiet: bool, start_url: str,
         from crawler.store.state_file import mark_published
 
         mark_published(state)
-    if not quiet:
+    if not quiet and not result.interrupted:  # then the one line below says it all
         for line in seed_lines(result):
             display.console.print(line, markup=False)
         counts = ", ".join(f"{name} {found[name]['count']}" for name in FINDINGS)
@@ -426,11 +435,27 @@ def _audit(display: CrawlDisplay, *, quiet: bool, start_url: str,
         if previous is not None:
             display.console.print(f"since the last audit: {since or 'no change'}",
                                   markup=False)
+    if result.interrupted:
+        return failure.fail(f"interrupted ({result.interrupted}); the report(s) say what was "
+                            "known then", EXIT_INTERRUPTED)
     present = [name for name in wanted if found.get(name, {}).get("count")]
     if present:
         return failure.fail("findings present: " + ", ".join(
             f"{name} ({found[name]['count']})" for name in present), EXIT_FINDINGS)
     return _internal_errors(result)
+
+
+def _unfinished(result: CrawlResult) -> str:
+    """The phase a stopped audit did not finish, as its reports say it."""
+    stats = result.stats
+    if result.phase == "pages":
+        return (f"pages: {stats.fetched:,} fetched, {stats.queued + stats.in_flight:,} "
+                "still to fetch, interrupted")
+    if result.phase == "live sitemap":
+        return "live sitemap: interrupted while it was read"
+    if result.phase == "orphans":
+        return "orphans: interrupted while they were fetched"
+    return f"{result.phase}: interrupted"
 
 
 def _print_summary(lines: list[list[tuple[str, str]]]) -> None:

@@ -147,10 +147,12 @@ async def crawl(
                         coordinator.add_known(config.add_urls_file)
                         await coordinator.run()
                     if live_sitemap is not None:
+                        result.phase = "live sitemap"
                         live = await live_sitemap(
                             fetcher, scope, result.robots_txt, filters.clean,
                             coordinator.scrub.carries if coordinator.scrub else None)
                         result.live_sitemap = live
+                        result.phase = "orphans"
                         coordinator.offer_orphans(live)
                         await coordinator.run()
                 except BaseExceptionGroup as group:
