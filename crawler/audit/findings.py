@@ -17,6 +17,7 @@ from crawler.audit.live_findings import live_findings
 from crawler.audit.names import EXTERNAL_FINDINGS, LIVE_FINDINGS, RENDER_FINDINGS
 from crawler.audit.render_findings import RenderFindings
 from crawler.core.records import PageRecord, Verdict
+from crawler.engine.duplicates import duplicate_groups, keeper_order
 from crawler.engine.result import CrawlResult
 from crawler.store.record_store import RecordStore
 from crawler.store.referrers import among_first
@@ -57,6 +58,7 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
     videos: list[dict] = []
     noindex: list[dict] = []
     rendering = RenderFindings()
+    dropped: dict[str, list[str]] = defaultdict(list)  # kept URL -> its duplicates
     # where the per-page findings live: their templates and path prefixes
     where_found = {name: Where() for name in GROUPED}
     # (target, fragment) -> [how many pages link there, the first five of them by URL]
@@ -68,6 +70,8 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
             entry[0] += 1
             among_first(entry[1], record.url)
         url, verdict = record.url, record.verdict
+        if record.duplicate_of is not None:
+            dropped[record.duplicate_of].append(url)
         if (record.error is not None or (record.status or 0) >= 400) and linked(url):
             broken.append({"url": url, "status": record.status,
                            "error": record.error.value if record.error else None,
@@ -111,7 +115,7 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
     computed = {
         "broken-links": _by_url(broken),
         "redirected-links": _by_url(redirected),
-        "duplicates": _duplicates(records),
+        "duplicates": _duplicates(records, dropped),
         "canonical-problems": _by_url(canonicals),
         "titles": _by_url(missing_titles) + _by_url(empty_titles) + [
             {"title": title, "problem": "duplicate-title", "urls": sorted(urls)}
@@ -247,17 +251,13 @@ def final_target(record: PageRecord, by_url: RecordLookup) -> tuple[list[str], s
     return chain, chain[-1]
 
 
-def keeper_order(url: str) -> tuple[int, int, str]:
-    """Which page of a duplicate group stays: fewest path segments, shortest, first."""
-    path = url.partition("://")[2].partition("/")[2]
-    return (len([segment for segment in path.split("/") if segment]), len(url), url)
-
-
-def _duplicates(records: RecordStore) -> list[dict]:
-    items = []
-    for _fingerprint, urls in records.groups("fingerprint"):
-        ordered = sorted(urls, key=keeper_order)
-        items.append({"keep": ordered[0], "duplicates": ordered[1:]})
+def _duplicates(records: RecordStore, dropped: dict[str, list[str]]) -> list[dict]:
+    """Groups of pages with the same content: those still listed (--keep-duplicates)
+    and those the crawl listed once (the others are rows duplicate-of the kept one)."""
+    items = [{"keep": keep, "duplicates": sorted(urls, key=keeper_order)}
+             for keep, urls in dropped.items()]
+    for group in duplicate_groups(records):
+        items.append({"keep": group[0], "duplicates": group[1:]})
     return sorted(items, key=lambda item: item["keep"])
 
 
@@ -281,20 +281,3 @@ def _canonical_problem(canonical: str, records: RecordStore,
     if target.canonical is not None and target.canonical != target.url:
         return "canonical-chain"
     return None
-
-
-def drop_duplicates(result: CrawlResult) -> int:
-    """``--drop-duplicates``: list one page of each group of identical listed pages (the
-    :func:`keeper_order` first); the others become ``duplicate-of`` it. How many dropped."""
-    records = RecordStore.of(result.records)
-    dropped = 0
-    for group in _duplicates(records):
-        for url in group["duplicates"]:
-            found = records.find(url)
-            assert found is not None  # the group was made of these records
-            index, record = found
-            record.verdict, record.duplicate_of = Verdict.DUPLICATE, group["keep"]
-            records.replace(index, record)
-            dropped += 1
-    result.stats.listed -= dropped
-    return dropped

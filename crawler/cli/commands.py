@@ -91,6 +91,10 @@ def crawl_command(**options: Any) -> int:
               help="Read the sitemaps the site publishes now (auto: robots.txt's Sitemap: "
               "lines, else /sitemap.xml and /sitemap_index.xml; or this URL) and compare "
               "them with the crawl; orphans they list are fetched, never listed.")
+@click.option("--keep-duplicates", is_flag=True,
+              help="Keep pages with the same content at several URLs as listable, each "
+              "its own row; by default one is kept and the others are rows duplicate-of "
+              "it (the finding 'duplicates' names them either way).")
 @with_options(CRAWL_OPTIONS)
 def audit_command(**options: Any) -> int:
     """Crawl START_URL as 'crawl' does and report on the site's health; no sitemap is written.

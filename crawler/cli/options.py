@@ -293,9 +293,12 @@ SITEMAP_OPTIONS = [
     click.option("--indexnow-dry-run", "--dry-run", "indexnow_dry_run", is_flag=True,
                   help="Print what IndexNow would be sent (one URL a line, with why) and "
                   "send nothing; the sitemaps are still written."),
-    click.option("--drop-duplicates", is_flag=True,
-                  help="List one page of each group with identical content (fewest path "
-                  "segments, then shortest URL); the report names the others duplicate-of."),
+    click.option("--drop-duplicates/--keep-duplicates", "drop_duplicates", default=None,
+                  help="Pages with the same body at several URLs (/ and /index.html) are "
+                  "listed once by default: the one with the fewest path segments, then "
+                  "the shortest; the report names the others duplicate-of. "
+                  "--drop-duplicates also compares meaningful content (text and links, "
+                  "scripts and tokens aside); --keep-duplicates lists every URL."),
     click.option("--allow-shrink", is_flag=True,
                   help="Publish even if the new sitemap lists under half the URLs of the old one."),
 ]

@@ -140,7 +140,7 @@ def _crawl_and_write(
     allow_shrink: bool,
     hreflang_external: bool,
     stylesheet: str | None,
-    drop_duplicates: bool,
+    drop_duplicates: bool | None,
     news: str | None = None,
     indexnow_key: str | None = None,
     indexnow_env: str | None = None,
@@ -165,6 +165,7 @@ def _crawl_and_write(
     if crawl_options.get("compare_sitemap") not in (None, "off") and not report_files:
         raise Failure("--compare-sitemap needs --report FILE: the comparison is reported "
                       "there", EXIT_USAGE)
+    # --drop-duplicates (asked for by name): meaningful fingerprints, read by the audit
     if report_files or drop_duplicates:  # links and fingerprints, for findings
         crawl_options["audit"] = True
     config = crawl_config(start_url, crawl_options)
@@ -196,7 +197,7 @@ def _crawl_and_write(
                                  allow_shrink=allow_shrink, publication=publication,
                                  indexnow=indexnow,
                                  extras=_Extras(scope, hreflang_external, stylesheet,
-                                                drop_duplicates))
+                                                drop_duplicates is not False))
     except OutputError as exc:
         raise Failure(str(exc), EXIT_OUTPUT) from None
 
@@ -219,8 +220,8 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
     """Crawl, then publish; runs while this process holds the output directory."""
     started = time.monotonic()
     result = _run(display, config)
-    if extras.drop_duplicates:
-        from crawler.audit.findings import drop_duplicates  # only for --drop-duplicates
+    if extras.drop_duplicates:  # by default; --keep-duplicates lists every URL
+        from crawler.engine.duplicates import drop_duplicates
 
         drop_duplicates(result)
     listed = result.listed()
@@ -376,7 +377,8 @@ def _run_crawl(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
 
 def _audit(display: CrawlDisplay, *, quiet: bool, start_url: str,
            report_files: tuple[Path, ...], fail_on: str | None,
-           compare_with: Path | None = None, **crawl_options: Any) -> int:
+           compare_with: Path | None = None, keep_duplicates: bool = False,
+           **crawl_options: Any) -> int:
     """``audit``: the crawl, its reports, and exit 6 for a finding named by --fail-on."""
     check_reports(report_files)
     check_paths(report_files, crawl_options.get("state_path"))
@@ -402,6 +404,10 @@ def _audit(display: CrawlDisplay, *, quiet: bool, start_url: str,
         result.elapsed = time.monotonic() - started
         previous, state = None, None  # a part of the site is no change to report or keep
     display.phase = "writing reports"
+    if not keep_duplicates:  # listed once, as the sitemap would; the others duplicate-of
+        from crawler.engine.duplicates import drop_duplicates
+
+        drop_duplicates(result)
     if result.external_note and result.external_note != "interrupted":
         failure.warn(result.external_note)  # once, not as a broken link each
     scope = Scope.for_start(normalize_url(config.start_url) or config.start_url, config.prefix)

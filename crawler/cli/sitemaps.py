@@ -181,3 +181,24 @@ def print_summary(display: CrawlDisplay, result: CrawlResult, written: WriteResu
         f"shard(s) changed in {out_dir}",
         markup=False,
     )
+    if stats.skipped:
+        display.console.print(f"skipped: never fetched, {skipped_words(stats.skipped_by)}",
+                              markup=False)
+
+
+# what a skipped URL's reason means, in the words of the crawl's summary
+_SKIPPED = {"external": "links to other sites", "other-host-same-site":
+            "links to other hosts of the site", "out-of-scope": "outside --prefix or the "
+            "scheme and port", "robots-disallowed": "disallowed by robots.txt",
+            "max-depth": "past --max-depth", "max-pages": "past --max-pages",
+            "excluded": "matched --exclude", "not-included": "not matched by --include"}
+
+
+def skipped_words(counts: dict[str, int]) -> str:
+    """``{"external": 980, "robots-disallowed": 20}`` → "980 links to other sites
+    (external), 20 disallowed by robots.txt (robots-disallowed)": the reasons, most
+    first, each with the report's name for it."""
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return ", ".join(f"{count} {_SKIPPED.get(reason, reason)} ({reason})"
+                     if reason in _SKIPPED else f"{count} {reason}"
+                     for reason, count in ordered)

@@ -7,7 +7,7 @@ body), which is what keeps memory flat on large sites.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from crawler.core.errors import ErrorKind
@@ -75,7 +75,11 @@ class PageRecord:
     title: str | None = None
     bytes: int | None = None  # the body's size (decoded), or Content-Length when unread
     fingerprint: bytes | None = None  # of the meaningful content, when computed
-    duplicate_of: str | None = None  # --drop-duplicates: the page listed instead
+    duplicate_of: str | None = None  # a duplicate's kept page, listed instead of it
+    # what makes two pages duplicates (crawler.page.read.duplicate_key): the content
+    # fingerprint where one is made, else a hash of the body; a rendered page's is its
+    # DOM's. None for a page with no link (an app's shell: the same at every URL)
+    duplicate_key: bytes | None = None
     # its Last-Modified header, when a live sitemap's lastmod is held against it
     last_modified: datetime | None = None
     # hreflang alternates declared past the cap a page may keep (crawler.page.read)
@@ -144,3 +148,5 @@ class CrawlStats:
     internal_errors: int = 0  # of those, faults of ours nobody foresaw (internal-error)
     videos_left_out: int = 0  # --videos: incomplete videos, not written
     skipped: int = 0
+    # URLs not fetched, by reason (a Verdict's value): what the summary's "skipped" is
+    skipped_by: dict[str, int] = field(default_factory=dict)

@@ -50,6 +50,8 @@ class Bookkeeping:
         """A URL the crawl will not fetch, with its reason."""
         self.result.skipped.append(item)
         self.result.stats.skipped += 1
+        by = self.result.stats.skipped_by
+        by[item.reason.value] = by.get(item.reason.value, 0) + 1
         if self.state is not None and self.keeps_state:
             self.state.skip(item)
 

@@ -399,6 +399,8 @@ class _Coordinator:
                 self.frontier.restore(item.url)
             self.result.skipped.append(item)
             self.result.stats.skipped += 1
+            by = self.result.stats.skipped_by
+            by[item.reason.value] = by.get(item.reason.value, 0) + 1
         for job in point.queue:
             self.frontier.restore(job.url, job=job)
 

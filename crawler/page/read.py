@@ -7,6 +7,7 @@ refresh away, and a canonical that is absent or the page's own URL.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -184,6 +185,22 @@ def failed_page(response: Response, depth: int, exc: Exception) -> PageOutcome:
     return PageOutcome(record)
 
 
+def duplicate_key(html: str | bytes, fingerprint: bytes | None, links: int) -> bytes | None:
+    """What two pages must share to be one page at two URLs (listed once by default).
+
+    The content fingerprint when the crawl makes one (audits, --state): the same
+    text and links, whatever scripts or tokens differ; otherwise the body's own
+    bytes, hashed. A page without a single link gets none: a single-page app's shell
+    is the same at every URL until a browser runs it, and is no duplicate of
+    anything (a rendered page is judged by its DOM: crawler.page.rendered)."""
+    if not links:
+        return None
+    if fingerprint is not None:
+        return fingerprint
+    data = html.encode("utf-8", "surrogatepass") if isinstance(html, str) else html
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
 def _read_html(
     response: Response, token: str, outcome: PageOutcome, ignoring: tuple[str, ...] | None,
     images: bool = False,
@@ -238,5 +255,6 @@ def _read_html(
     record.canonical = facts.canonical or canonical_from_link_headers(response.link, record.url)
     record.refresh_to = facts.refresh_to
     record.links_found = len(facts.links)
+    record.duplicate_key = duplicate_key(html, facts.content_hash, record.links_found)
     if not record.nofollow:
         outcome.links = facts.links

@@ -5,7 +5,8 @@ images come from the rendered DOM (what Google indexes after rendering); a
 noindex or nofollow from either stands (Google does not render a page whose raw
 HTML says noindex, so JavaScript removing it changes nothing; JavaScript adding
 it is obeyed); status, headers, lastmod and the content fingerprint stay the
-raw answer's. What differs between the two readings is kept as notes for the
+raw answer's, but duplicates are told by the DOM (an app's shell is the same at
+every URL). What differs between the two readings is kept as notes for the
 audit's ``rendered-links`` and ``render-changes`` findings.
 """
 
@@ -47,6 +48,7 @@ def merge(raw: PageOutcome, rendered: PageOutcome, notes: list[tuple[str, ...]],
     record.alternates, record.alternates_dropped = seen.alternates, seen.alternates_dropped
     if record.images is not None:
         record.images = seen.images
+    record.duplicate_key = seen.duplicate_key  # what the browser showed, never the shell
     record.noindex = record.noindex or seen.noindex
     record.nofollow = record.nofollow or seen.nofollow
     record.render_notes = tuple(found)

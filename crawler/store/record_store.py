@@ -40,6 +40,12 @@ Grouping = Literal["fingerprint", "html_title", "html_description"]
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _duplicate_key(record: PageRecord) -> bytes | None:
+    """The "fingerprint" grouping: a page's duplicate key, or its content fingerprint
+    (a page answered 304 keeps the fingerprint its state remembered)."""
+    return record.duplicate_key or record.fingerprint
 _MICROSECOND = timedelta(microseconds=1)
 _DATES = tuple(i for i, name in enumerate(_FIELDS) if name in ("lastmod", "last_modified",
                                                                 "published"))
@@ -102,7 +108,7 @@ def _html_description(record: PageRecord) -> str | None:
 
 def _row(index: int, record: PageRecord) -> tuple:
     listed = record.verdict is Verdict.LISTED
-    return (index, sort_key(record.url), listed, record.fingerprint if listed else None,
+    return (index, sort_key(record.url), listed, _duplicate_key(record) if listed else None,
             _html_title(record), _html_description(record), listed and bool(record.alternates),
             listed and bool(record.images or record.videos), _pack(record))
 
@@ -240,7 +246,7 @@ class RecordStore(SpillingList[PageRecord]):
             for record in self._memory:
                 key = (_html_title(record) if by == "html_title" else
                        _html_description(record) if by == "html_description" else
-                       record.fingerprint if record.verdict is Verdict.LISTED else None)
+                       _duplicate_key(record) if record.verdict is Verdict.LISTED else None)
                 if key is not None:
                     keyed[key].append(record.url)
             return [(key, urls) for key, urls in keyed.items() if len(urls) > 1]

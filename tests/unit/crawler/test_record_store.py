@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from crawler.audit.findings import drop_duplicates
 from crawler.core.errors import ErrorKind
 from crawler.core.records import PageRecord, SkippedUrl, Verdict
+from crawler.engine.duplicates import drop_duplicates
 from crawler.engine.result import CrawlResult
 from crawler.store.record_store import RecordStore
 
