@@ -1,6 +1,7 @@
 """What ``--check-external`` adds to an audit of the PostgreSQL docs, measured on loopback.
 
-    python bench/external_cost.py [--repeats 3] [--external-rate 20]
+    python bench/external_cost.py [--repeats 3] [--external-rate R] [--latency-ms 50]
+                                  [--network-cut]
 
 The docs link to 1,677 distinct URLs on 83 other origins. This machine has no
 internet, so each origin is stood in for by a port of one local nginx answering
@@ -11,11 +12,18 @@ and ``audit --check-external --external-rate R``. The time an audit spends on
 other origins is set by the busiest origin's URLs at R requests a second
 (1,457 on postgr.es); what this measures is that, and the CPU and memory our
 side adds. Results: ``results/external-cost-DATE.jsonl``.
+
+``--latency-ms`` stands the origins in with ``latency_stand_ins.py`` instead,
+answering each request that late (a server across a network), and runs the
+audit with its default pace (or ``--external-rate`` when given);
+``--network-cut`` starts no stand-in at all: every origin refuses, as on a
+machine with no network, and the audit must say so and end quickly.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import re
 import shutil
@@ -25,6 +33,7 @@ import sys
 import time
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 from bench import PG_DOCS, WORK, Nginx, ensure_nginx, run_crawl
 
@@ -90,10 +99,33 @@ class StandIns:
                        check=False)
 
 
+class LatencyStandIns:
+    """The origins as ``latency_stand_ins.py``: each answer ``latency_ms`` late."""
+
+    def __init__(self, count: int, latency_ms: float) -> None:
+        self.count, self.latency_ms = count, latency_ms
+
+    def __enter__(self) -> LatencyStandIns:
+        self.process = subprocess.Popen(
+            [sys.executable, str(HERE / "latency_stand_ins.py"), str(FIRST_ORIGIN_PORT),
+             str(self.count), str(self.latency_ms)], stdout=subprocess.PIPE, text=True)
+        assert self.process.stdout is not None
+        assert self.process.stdout.readline().strip() == "ready"
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.process.kill()
+        self.process.wait()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--external-rate", type=float, default=20.0)
+    parser.add_argument("--external-rate", type=float, default=None,
+                        help="default: 20 with nginx stand-ins, the audit's own with "
+                        "--latency-ms")
+    parser.add_argument("--latency-ms", type=float, default=None)
+    parser.add_argument("--network-cut", action="store_true")
     parser.add_argument("--out", type=Path,
                         default=HERE / "results" / f"external-cost-{date.today()}.jsonl")
     args = parser.parse_args()
@@ -102,14 +134,18 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     cli = [sys.executable, "-m", "crawler", "audit"]
     rows = []
-    with StandIns(len(ports)), Nginx(root, SITE_PORT) as site:
+    rate = ([] if args.external_rate is None and args.latency_ms is not None else
+            ["--external-rate", str(args.external_rate or 20.0)])
+    stand_ins: Any = (contextlib.nullcontext() if args.network_cut else
+                      LatencyStandIns(len(ports), args.latency_ms)
+                      if args.latency_ms is not None else StandIns(len(ports)))
+    with stand_ins, Nginx(root, SITE_PORT) as site:
         start = site.origin + "/index.html"
         commands = {
             "audit": [*cli, start, "--report", str(work / "a.json"), "--quiet",
                       "--no-check-external", "--compare-sitemap", "off"],
             "audit+external": [*cli, start, "--report", str(work / "b.json"), "--quiet",
-                               "--check-external", "--external-rate", str(args.external_rate),
-                               "--compare-sitemap", "off"],
+                               "--check-external", *rate, "--compare-sitemap", "off"],
         }
         for repeat in range(args.repeats):
             order = list(commands) if repeat % 2 == 0 else list(reversed(commands))
@@ -119,6 +155,11 @@ def main() -> None:
                 if name == "audit+external":
                     found = json.loads((work / "b.json").read_text())["findings"]
                     result["broken_external"] = found["broken-external-links"]["count"]
+                    result["not_checked"] = sum(
+                        item["reason"] == "not-checked"
+                        for item in found["unchecked-external-links"]["items"])
+                    result["latency_ms"] = args.latency_ms
+                    result["network_cut"] = args.network_cut
                 rows.append(result)
                 print(json.dumps(result), flush=True)
     with args.out.open("w") as handle:
@@ -130,7 +171,9 @@ def main() -> None:
         print(f"{name}: median {statistics.median(r['wall'] for r in picked):.1f} s, CPU "
               f"{statistics.median(r['cpu'] for r in picked):.1f} s, peak RSS "
               f"{max(r['rss_mb'] for r in picked):.0f} MB")
-    print(f"{len(ports)} origins stood in for; --external-rate {args.external_rate:g}")
+    kind = ("none: network cut" if args.network_cut else f"{args.latency_ms:g} ms latency"
+            if args.latency_ms is not None else "nginx")
+    print(f"{len(ports)} origins stood in for ({kind}); {' '.join(rate) or 'default pace'}")
 
 
 if __name__ == "__main__":

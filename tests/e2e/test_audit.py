@@ -69,8 +69,12 @@ def test_rows_carry_what_a_person_needs(tmp_path: Path) -> None:
     # findings in the CSV: the column a spreadsheet filters on
     assert missing["findings"] == "broken-links"
     by_row = {row["url"]: row["findings"] for row in rows}
-    # a copy: same title too (and, like every page of the fixture, no description or h1)
-    assert by_row[u + "/copy.html"] == "duplicates titles missing-descriptions missing-h1"
+    # a copy: listed once, as its original; the copy is a row duplicate-of it, named by
+    # the duplicates finding alone (its title, description and h1 are the original's)
+    assert by_row[u + "/copy.html"] == "duplicates"
+    assert by_row[u + "/a.html"] == "duplicates missing-descriptions missing-h1"
+    copy = next(row for row in rows if row["url"] == u + "/copy.html")
+    assert copy["reason"] == "duplicate-of" and copy["listed"] == "no"
     assert by_row[u + "/same1.html"] == by_row[u + "/same2.html"] == (
         "titles missing-descriptions missing-h1")
     assert by_row[u + "/chain1"] == "redirected-links"
@@ -161,8 +165,12 @@ def test_html_report_in_a_real_browser(tmp_path: Path) -> None:
 
 def test_drop_duplicates_lists_one_page_of_each_group(tmp_path: Path) -> None:
     with RunningServer("audit") as site:
-        plain = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "all"))
+        plain = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "all"),
+                        "--keep-duplicates")
         assert plain.code == 0, plain.stderr
+        default = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "default"))
+        assert default.code == 0, default.stderr
+        by_default = read_sitemaps(tmp_path / "default", site.url + "/").locs
         run = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "one"), "--report",
                       str(tmp_path / "r.json"), "--drop-duplicates")
         assert run.code == 0, run.stderr
@@ -170,6 +178,8 @@ def test_drop_duplicates_lists_one_page_of_each_group(tmp_path: Path) -> None:
         everything = read_sitemaps(tmp_path / "all", site.url + "/").locs
     assert site.url + "/copy.html" in everything and site.url + "/copy.html" not in kept
     assert sorted(set(everything) - set(kept)) == [site.url + "/copy.html"]
+    # by default the same bytes at two URLs are listed once (copy.html is a.html's bytes)
+    assert sorted(set(everything) - set(by_default)) == [site.url + "/copy.html"]
     rows = {row["url"]: row for row in json.loads((tmp_path / "r.json").read_text())["urls"]}
     assert rows[site.url + "/copy.html"]["reason"] == "duplicate-of"
     assert rows[site.url + "/copy.html"]["duplicate_of"] == site.url + "/a.html"

@@ -22,3 +22,19 @@ def test_every_report_format_is_named(page: str) -> None:
     missing = [extension for extension in REPORT_FORMATS if f"`{extension}`" not in text]
     assert not missing, missing
     assert "`--report -`" in text or "or `-` for" in text
+
+
+def test_the_audits_page_opens_with_fix_first_and_the_triage_table_of_the_code() -> None:
+    """The table a reader weighs findings by is the one the reports use, word for word."""
+    from crawler.audit.names import FINDINGS
+    from crawler.audit.triage import TRIAGE
+
+    text = (DOCS / "audits.md").read_text()
+    first_image = text.index("![")
+    assert text.index("img/audit-fix-first.png") == text.index("(", first_image) + 1
+    assert (DOCS / "img" / "audit-fix-first.png").stat().st_size > 10_000
+    for name in FINDINGS:
+        triage = TRIAGE[name]
+        row = (f"| `{name}` | {triage.severity} | {triage.why} | "
+               f"{triage.how.replace('<', '&lt;')} |")
+        assert row in text, name
