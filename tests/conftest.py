@@ -59,13 +59,22 @@ class CliRun:
 
 
 def run_cli(*args: str, timeout: float = 90, proxy_env: dict[str, str] | None = None,
-            env_extra: dict[str, str] | None = None, **popen: object) -> CliRun:
-    """The CLI in a subprocess; no proxy from the environment unless ``proxy_env`` names one."""
+            env_extra: dict[str, str] | None = None, default_duplicates: bool = False,
+            **popen: object) -> CliRun:
+    """The CLI in a subprocess; no proxy from the environment unless ``proxy_env`` names one.
+
+    Crawls and audits keep duplicates (``--keep-duplicates``) unless
+    ``default_duplicates``: fixture sites serve one file at many URLs (every query of
+    a page, ``/slow/N``), distinct pages in their tests' eyes, where a real site's
+    same bytes at two URLs are one page listed once (tests/e2e/test_duplicates.py)."""
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
     env.update(proxy_env if proxy_env is not None else {"NO_PROXY": "*"})
     env.update(env_extra or {})
     if args and args[0] == "crawl":
         args = (*args, *_TRANSPORT_ARGS)
+    if args and args[0] in ("crawl", "audit") and not default_duplicates and not {
+            "--drop-duplicates", "--keep-duplicates"} & set(args):
+        args = (*args, "--keep-duplicates")
     if args and args[0] == "audit" and not {"--check-external", "--no-check-external"} & set(
             args):
         # audits check external links by default: fixtures link to example.com, and the
@@ -166,6 +175,24 @@ def read_sitemaps(out: Path, base_url: str, *, extensions: bool = False,
                 if element is not None:
                     table[where] = element.text
     return written
+
+
+def until_sigterm_is_caught(pid: int) -> None:
+    """Wait until the process has its SIGTERM handler (the kernel's SigCgt mask): before
+    it, the interpreter is still starting and the default action is the kernel's. A
+    fixed delay from the fork raced the interpreter's start on a loaded machine (two
+    busy loops beside the suite: exit -15, three times in five)."""
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except FileNotFoundError:
+            return  # already gone: the test's assertions say how
+        caught = next(line for line in status.splitlines() if line.startswith("SigCgt:"))
+        if int(caught.split()[1], 16) & (1 << (signal.SIGTERM - 1)):
+            return
+        time.sleep(0.002)
+    raise AssertionError("the command never installed its SIGTERM handler")
 
 
 def ctrl_c_as_in_a_terminal() -> None:

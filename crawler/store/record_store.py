@@ -44,8 +44,11 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 def _duplicate_key(record: PageRecord) -> bytes | None:
     """The "fingerprint" grouping: a page's duplicate key, or its content fingerprint
-    (a page answered 304 keeps the fingerprint its state remembered)."""
-    return record.duplicate_key or record.fingerprint
+    (a page answered 304 keeps the fingerprint its state remembered); never for a page
+    without a link (crawler.page.read.duplicate_key)."""
+    if record.duplicate_key is not None:
+        return record.duplicate_key
+    return record.fingerprint if record.links_found else None
 _MICROSECOND = timedelta(microseconds=1)
 _DATES = tuple(i for i, name in enumerate(_FIELDS) if name in ("lastmod", "last_modified",
                                                                 "published"))

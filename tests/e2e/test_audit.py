@@ -17,7 +17,7 @@ def _audit(tmp_path: Path, *options: str) -> tuple[str, object, dict, list[dict[
     report, table = tmp_path / "audit.json", tmp_path / "audit.csv"
     with RunningServer("audit") as site:
         run = run_cli("audit", site.url + "/", "--report", str(report), "--report", str(table),
-                      *options)
+                      *options, default_duplicates=True)
     document = json.loads(report.read_text()) if report.exists() else {}
     rows = list(csv.DictReader(table.open(newline=""))) if table.exists() else []
     return site.url, run, document, rows
@@ -168,7 +168,8 @@ def test_drop_duplicates_lists_one_page_of_each_group(tmp_path: Path) -> None:
         plain = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "all"),
                         "--keep-duplicates")
         assert plain.code == 0, plain.stderr
-        default = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "default"))
+        default = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "default"),
+                          default_duplicates=True)
         assert default.code == 0, default.stderr
         by_default = read_sitemaps(tmp_path / "default", site.url + "/").locs
         run = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "one"), "--report",

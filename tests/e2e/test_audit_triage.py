@@ -31,7 +31,7 @@ def _audit(tmp_path: Path, *options: str) -> tuple[str, object, dict]:
     html, data = tmp_path / "audit.html", tmp_path / "audit.json"
     with RunningServer("pglike") as site:
         run = run_cli("audit", site.url + "/", "--report", str(html), "--report", str(data),
-                      "--check-external", *options)
+                      "--check-external", *options, default_duplicates=True)
     return site.url, run, json.loads(data.read_text()) if data.exists() else {}
 
 

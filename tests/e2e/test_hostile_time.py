@@ -12,7 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, ctrl_c_as_in_a_terminal, read_sitemaps, report_rows, run_cli
+from conftest import (
+    REPO,
+    ctrl_c_as_in_a_terminal,
+    read_sitemaps,
+    report_rows,
+    run_cli,
+    until_sigterm_is_caught,
+)
 from siteserver import RunningServer
 
 pytestmark = pytest.mark.timeout(120)
@@ -130,29 +137,13 @@ def _sigterm_after(site_url: str, out: Path, state: Path, after: float,
         [sys.executable, "-m", "crawler", "crawl", site_url + "/", "--out", str(out), "--state",
          str(state), *args], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         preexec_fn=ctrl_c_as_in_a_terminal)
-    _until_sigterm_is_caught(process.pid)
+    until_sigterm_is_caught(process.pid)
     time.sleep(after)
     process.send_signal(signal.SIGTERM)
     _out, stderr = process.communicate(timeout=30)
     return process.returncode, stderr
 
 
-def _until_sigterm_is_caught(pid: int) -> None:
-    """Wait until the process has its SIGTERM handler (the kernel's SigCgt mask): before
-    it, the interpreter is still starting and the default action is the kernel's. A
-    fixed delay from the fork raced the interpreter's start on a loaded machine (two
-    busy loops beside the suite: exit -15, three times in five)."""
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            status = Path(f"/proc/{pid}/status").read_text()
-        except FileNotFoundError:
-            return  # already gone: the test's assertions say how
-        caught = next(line for line in status.splitlines() if line.startswith("SigCgt:"))
-        if int(caught.split()[1], 16) & (1 << (signal.SIGTERM - 1)):
-            return
-        time.sleep(0.002)
-    raise AssertionError("the command never installed its SIGTERM handler")
 
 
 def _ends_as_interrupted(code: int, stderr: str) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 
 import click
 
@@ -54,7 +53,7 @@ def test_the_resume_hint_hides_the_indexnow_key() -> None:
 
 def test_ctrl_c_at_the_very_start_shows_no_key(tmp_path: object) -> None:
     """The launcher's own handler (before anything heavy is imported) prints the hint."""
-    from conftest import REPO, ctrl_c_as_in_a_terminal
+    from conftest import REPO, ctrl_c_as_in_a_terminal, until_sigterm_is_caught
 
     key = "abcdef0123456789secret"
     process = subprocess.Popen(
@@ -62,7 +61,7 @@ def test_ctrl_c_at_the_very_start_shows_no_key(tmp_path: object) -> None:
          f"{tmp_path}/out", "--state", f"{tmp_path}/s.db", "--indexnow", key],
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         preexec_fn=ctrl_c_as_in_a_terminal)
-    time.sleep(0.1)
+    until_sigterm_is_caught(process.pid)  # the launcher's handlers are in (both at once)
     process.send_signal(2)
     out, err = process.communicate(timeout=30)
     assert process.returncode == 130, err

@@ -154,8 +154,9 @@ def _report_records() -> list[PageRecord]:
             ("http://s.test/e", Verdict.LISTED, None, "", html),
             ("http://s.test/f", Verdict.LISTED, None, "", html),
             ("http://s.test/a", Verdict.LISTED, b"f3", "Again", html)]
+    # pages with a link: a page with none is nobody's duplicate (crawler.page.read)
     return [PageRecord(url=url, depth=1, status=200, verdict=verdict, fingerprint=fingerprint,
-                       title=title, content_type=content_type)
+                       title=title, content_type=content_type, links_found=1)
             for url, verdict, fingerprint, title, content_type in rows]
 
 
@@ -179,7 +180,7 @@ def test_lookups_groups_and_edits_answer_alike_on_disk(keep: int) -> None:
         assert candidate.groups("html_title") == [("Home", ["http://s.test/a", "http://s.test/b"])]
         edited = PageRecord(url="http://s.test/b", depth=1, status=200, verdict=Verdict.DUPLICATE,
                             fingerprint=b"f1", title="Home", content_type="text/html",
-                            duplicate_of="http://s.test/a")
+                            duplicate_of="http://s.test/a", links_found=1)
         candidate.replace(1, edited)
         assert candidate[1] == edited and candidate.get("http://s.test/b") == edited
         assert not candidate.is_listed("http://s.test/b")
@@ -255,7 +256,8 @@ def test_drop_duplicates_reads_an_in_memory_crawl_a_bounded_number_of_times() ->
     for pages in (10, 200):
         records = _CountingList(
             PageRecord(url=f"http://s.test/p{i}", depth=1, status=200, content_type="text/html",
-                       verdict=Verdict.LISTED, fingerprint=bytes([i % 2])) for i in range(pages))
+                       verdict=Verdict.LISTED, fingerprint=bytes([i % 2]), links_found=1)
+            for i in range(pages))
         result = CrawlResult(start_url="http://s.test/", records=records)
         result.stats.listed = pages
         _CountingList.passes = 0
