@@ -7,8 +7,6 @@ the crawler's imports).
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import re
 import time
@@ -21,13 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from crawler.audit.names import CHANGES, FINDINGS
 from crawler.cli import failure
+from crawler.cli.crawl_run import internal_errors, run
 from crawler.cli.failure import (
-    EXIT_FINDINGS,
-    EXIT_INTERNAL,
     EXIT_INTERRUPTED,
-    EXIT_OK,
     EXIT_OUTPUT,
     EXIT_SHRINK,
     EXIT_START_URL,
@@ -43,24 +38,19 @@ from crawler.cli.report_files import (
     report_dirs,
     write_reports,
 )
-from crawler.cli.signals import TermAsInterrupt, signals_held
+from crawler.cli.signals import TermAsInterrupt
 from crawler.cli.sitemaps import (
     base_url_for,
     namespaces,
     news_entries,
     parse_news,
     print_summary,
-    seed_lines,
     sitemap_entries,
 )
-from crawler.cli.wiring import crawl_config, findings_named, live_reader
+from crawler.cli.wiring import crawl_config
 from crawler.config import (
     CrawlConfig,
 )
-from crawler.core.errors import ConfigError, StartUrlError, StorageError, WorkerError
-from crawler.engine.coordinator import crawl
-from crawler.engine.result import CrawlResult
-from crawler.urls.normalize import normalize_url
 from crawler.urls.scope import Scope
 from sitemap_writer import (
     BUILTIN_STYLESHEET as BUILTIN,
@@ -109,7 +99,9 @@ def run_crawl(*, debug: bool, quiet: bool, verbose: bool, **options: Any) -> int
     try:
         with TermAsInterrupt():
             if options.pop("audit", False):
-                return _audit(display, quiet=quiet, **options)
+                from crawler.cli.audit_run import audit
+
+                return audit(display, quiet=quiet, **options)
             return _crawl_and_write(display, quiet=quiet, **options)
     except Failure as failed:
         return failure.fail(str(failed), failed.code)
@@ -219,7 +211,7 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
                   indexnow: IndexNowPlan | None = None) -> int:
     """Crawl, then publish; runs while this process holds the output directory."""
     started = time.monotonic()
-    result = _run(display, config)
+    result = run(display, config)
     if extras.drop_duplicates:  # by default; --keep-duplicates lists every URL
         from crawler.engine.duplicates import drop_duplicates
 
@@ -309,191 +301,10 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
                 (lambda: sitemap_entries(listed, alternates, hints)) if spilled else
                 (lambda: entries), base, config.user_agent,
                 lambda line: display.console.print(line, markup=False) if not quiet else None,
-                rule_for_config(config)) or _internal_errors(result)
+                rule_for_config(config)) or internal_errors(result)
         finally:
             previous.close()
-    return _internal_errors(result)
-
-
-def _run(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
-    """The crawl itself, its setup failures turned into exit codes; a worker given up
-    on the way is said."""
-    if config.links_path is not None:  # the link graph's writer: only for --links
-        from crawler.cli.link_graph import check_links_path, write_link_graph
-
-        check_links_path(config.links_path)
-    result = _run_crawl(display, config)
-    if config.links_path is not None:
-        write_link_graph(Path(config.links_path), result)
-    for why in result.workers_lost:
-        failure.warn(f"{why}: killed, and its pages went to the other workers")
-    return result
-
-
-def _late_results_ignored(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-    """The loop's error handler: silent about a thread's result that arrives for a
-    future the interrupt already cancelled, and the default for anything else.
-
-    Stopping a crawl cancels what waits on threads; the default executor's shutdown
-    thread (DNS lookups run there) may still post ``set_result`` to its cancelled
-    future, and asyncio printed that as a traceback after the one-line message,
-    about once in 50 SIGTERMs with two workers."""
-    if isinstance(context.get("exception"), asyncio.InvalidStateError):
-        return
-    loop.default_exception_handler(context)
-
-
-def _run_crawl(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
-    interrupt = TermAsInterrupt.active
-
-    async def main() -> CrawlResult:
-        asyncio.get_running_loop().set_exception_handler(_late_results_ignored)
-        if interrupt is not None:
-            interrupt.task = asyncio.current_task()
-        return await crawl(config, on_record=display, live_sitemap=live_reader(config),
-                           seed_sitemap=live_reader(config, config.from_sitemap))
-
-    try:
-        with display, contextlib.ExitStack() as stack:
-            # asyncio's runner, as anyio.run would use: anyio's own machinery (20 ms
-            # of imports) then loads while the first request travels (the coordinator).
-            # Its event loop is made on entry, whole before a signal may stop it.
-            with signals_held():
-                runner = stack.enter_context(asyncio.Runner())
-            return runner.run(main())
-    except asyncio.CancelledError:
-        if interrupt is not None and interrupt.fired:  # SIGTERM with Ctrl-C ignored
-            raise KeyboardInterrupt from None
-        raise
-    except StartUrlError as exc:
-        raise Failure(str(exc), EXIT_START_URL) from None
-    except ConfigError as exc:  # e.g. a state file of another scope
-        raise Failure(str(exc), EXIT_USAGE) from None
-    except StorageError as exc:  # the state file's disk is full
-        raise Failure(f"{exc}; previous output kept", EXIT_OUTPUT) from None
-    except WorkerError as exc:  # a worker process was killed, or met a bug of ours
-        raise Failure(f"{exc}; previous output kept", EXIT_UNEXPECTED) from None
-
-
-def _audit(display: CrawlDisplay, *, quiet: bool, start_url: str,
-           report_files: tuple[Path, ...], fail_on: str | None,
-           compare_with: Path | None = None, keep_duplicates: bool = False,
-           **crawl_options: Any) -> int:
-    """``audit``: the crawl, its reports, and exit 6 for a finding named by --fail-on."""
-    check_reports(report_files)
-    check_paths(report_files, crawl_options.get("state_path"))
-    wanted = findings_named(fail_on)
-    config = crawl_config(start_url, {**crawl_options, "audit": True, "command": "audit"})
-    start = config.filters().clean(normalize_url(config.start_url) or config.start_url)
-    from crawler.cli.previous_audit import kept_in_state, read_report
-
-    previous = read_report(compare_with, start) if compare_with is not None else None
-    state = Path(config.state_path) if config.state_path is not None else None
-    try:
-        report_dirs(report_files)
-    except OutputError as exc:
-        raise Failure(str(exc), EXIT_OUTPUT) from None
-    started = time.monotonic()
-    try:
-        result = _run(display, config)
-    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: report what is known, then exit 130
-        if display.latest is None:
-            raise
-        result = display.latest
-        result.interrupted = result.interrupted or _unfinished(result)
-        result.elapsed = time.monotonic() - started
-        previous, state = None, None  # a part of the site is no change to report or keep
-    display.phase = "writing reports"
-    if not keep_duplicates:  # listed once, as the sitemap would; the others duplicate-of
-        from crawler.engine.duplicates import drop_duplicates
-
-        drop_duplicates(result)
-    if result.external_note and result.external_note != "interrupted":
-        failure.warn(result.external_note)  # once, not as a broken link each
-    scope = Scope.for_start(normalize_url(config.start_url) or config.start_url, config.prefix)
-    from crawler.page.hreflang import sitemap_alternates
-
-    _alternates, problems = (sitemap_alternates(result.listed(), scope.contains)
-                             if config.hreflang else ({}, []))
-    if previous is None and state is not None:
-        previous = kept_in_state(state, result.start_url)
-    found = write_reports(report_files, result, {
-        "hreflang": [asdict(problem) for problem in problems],
-        "compared_with": None if previous is None else (
-            str(compare_with) if compare_with is not None else "the last audit in --state")},
-        previous=previous, snapshot_to=state, failing=wanted,
-        terminal=None if report_files else _print_summary)
-    if state is not None:  # its reports are its output: nothing to resume
-        from crawler.store.state_file import mark_published
-
-        mark_published(state)
-    if not quiet and not result.interrupted:  # then the one line below says it all
-        for line in seed_lines(result):
-            display.console.print(line, markup=False)
-        counts = ", ".join(f"{name} {found[name]['count']}" for name in FINDINGS)
-        since = ", ".join(f"{name} {found[name]['count']}" for name in CHANGES
-                          if found.get(name, {}).get("count"))
-        written = (f"report(s): {', '.join(map(str, report_files))}" if report_files
-                   else "summary above; --report FILE for every row")
-        display.console.print(
-            f"audited {result.stats.fetched} pages in {time.monotonic() - started:.1f}s: "
-            f"{counts}; {written}", markup=False)
-        if previous is not None:
-            display.console.print(f"since the last audit: {since or 'no change'}",
-                                  markup=False)
-    if result.interrupted:
-        return failure.fail(f"interrupted ({result.interrupted}); the report(s) say what was "
-                            "known then", EXIT_INTERRUPTED)
-    present = [name for name in wanted if found.get(name, {}).get("count")]
-    if present:
-        return failure.fail("findings present: " + ", ".join(
-            f"{name} ({found[name]['count']})" for name in present), EXIT_FINDINGS)
-    return _internal_errors(result)
-
-
-def _unfinished(result: CrawlResult) -> str:
-    """The phase a stopped audit did not finish, as its reports say it."""
-    stats = result.stats
-    if result.phase == "pages":
-        return (f"pages: {stats.fetched:,} fetched, {stats.queued + stats.in_flight:,} "
-                "still to fetch, interrupted")
-    if result.phase == "live sitemap":
-        return "live sitemap: interrupted while it was read"
-    if result.phase == "orphans":
-        return "orphans: interrupted while they were fetched"
-    return f"{result.phase}: interrupted"
-
-
-def _print_summary(lines: list[list[tuple[str, str]]]) -> None:
-    """``audit`` without ``--report``: the triaged summary on standard output, in colour
-    on a terminal only."""
-    import sys
-
-    from crawler.audit.summary_text import plain
-
-    if not sys.stdout.isatty():
-        sys.stdout.write(plain(lines))
-        sys.stdout.flush()
-        return
-    from rich.console import Console
-    from rich.text import Text
-
-    console = Console(highlight=False, soft_wrap=True)
-    for line in lines:
-        text = Text()
-        for piece, style in line:
-            text.append(piece, style=style or None)
-        console.print(text)
-
-
-def _internal_errors(result: CrawlResult) -> int:
-    """EXIT_OK, or EXIT_INTERNAL with one line when some URL met a fault of ours."""
-    count = result.stats.internal_errors
-    if not count:
-        return EXIT_OK
-    return failure.fail(f"{count} URL(s) met an internal error (rows internal-error: the "
-                        "output is written without them; run with --debug for the "
-                        "traceback, and please report it)", EXIT_INTERNAL)
+    return internal_errors(result)
 
 
 def _how_to_resume(state_path: str | None) -> str:

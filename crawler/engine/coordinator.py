@@ -13,16 +13,14 @@ crawl ends when the frontier is empty and nothing is in flight.
 from __future__ import annotations
 
 import asyncio
-import importlib
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
 
-from crawler.config import AUTO_WORKERS, CrawlConfig
+from crawler.config import CrawlConfig
 from crawler.core import startup_gc
 from crawler.core.dates import parse_http_date
 from crawler.core.errors import CrawlerError, StartUrlError
@@ -33,6 +31,7 @@ from crawler.engine.orphans import OrphanPhase
 from crawler.engine.result import CrawlResult
 from crawler.engine.secret_scrub import SecretScrub
 from crawler.engine.seeds import SeedCounts, read_url_list
+from crawler.engine.start_up import check_start, load_robots, page_source, while_robots_travels
 from crawler.engine.suffix_child import RegisteredDomain
 from crawler.frontier.frontier import Frontier
 from crawler.frontier.job import Job
@@ -41,8 +40,8 @@ from crawler.render.browser import find_browser, require_playwright
 from crawler.store.record_store import RecordStore
 from crawler.store.skipped_store import SkippedStore
 from crawler.urls.filters import UrlFilters
-from crawler.urls.normalize import host_of, normalize_url, resolve_link
-from crawler.urls.robots import RobotsMode, RobotsPolicy, allow_all, policy_from_response
+from crawler.urls.normalize import host_of, normalize_url
+from crawler.urls.robots import RobotsPolicy
 from crawler.urls.scope import Scope
 
 if TYPE_CHECKING:
@@ -55,12 +54,8 @@ if TYPE_CHECKING:
     from crawler.store.state import CrawlState
     from crawler.store.stored import ResumePoint
 
-ROBOTS_MAX_REDIRECTS = 5
 OUTSIDE = frozenset({Verdict.EXTERNAL, Verdict.OTHER_HOST, Verdict.OUT_OF_SCOPE})
 UNAUTHORIZED = 401
-# robots.txt is parsed to 512 KiB (RFC 9309 §2.5: at least 500 KiB), whatever
-# --max-page-bytes says, and kept whole up to this for republishing beside the sitemaps.
-ROBOTS_KEPT_BYTES = 8 * 1024 * 1024
 ProgressCallback = Callable[[PageRecord, CrawlResult], None]
 # reads the site's live sitemaps: (fetcher, scope, robots.txt, URL cleaner, "carries a
 # secret?") -> what they list
@@ -105,7 +100,7 @@ async def crawl(
     result.records = RecordStore()  # type: ignore[assignment]
     result.skipped = SkippedStore()  # type: ignore[assignment]
     # the event loop's clock, which anyio.current_time() reads, without loading
-    # anyio's machinery before the first request (see _while_robots_travels)
+    # anyio's machinery before the first request (see start_up.while_robots_travels)
     result.stats.started = asyncio.get_running_loop().time()
     state = None
     if config.state_path:  # SQLite, loaded for --state only
@@ -118,20 +113,20 @@ async def crawl(
         point = (state.begin(resume=config.resume, settings=config.run_settings())
                  if state else None)
         async with Fetcher(config) as fetcher:
-            policy = await _load_robots(fetcher, scope, config, result,
-                                        when_sent=_while_robots_travels)
+            policy = await load_robots(fetcher, scope, config, result,
+                                        when_sent=while_robots_travels)
             startup_gc.resume()  # if the transport could not say when robots.txt went
             # list mode (--no-follow with a list): the list is the crawl, and START_URL
             # only says where the site is; robots.txt's answer says it is reachable
             listing = not config.follow and (config.urls_file is not None
                                               or seed_sitemap is not None)
-            _check_start(start, scope, policy, result, listing)
+            check_start(start, scope, policy, result, listing)
             delay = policy.crawl_delay()
             if delay:
                 result.crawl_delay_asked = delay
                 result.crawl_delay_used = min(delay, config.max_crawl_delay)
                 fetcher.gate.raise_interval(result.crawl_delay_used)
-            async with _page_source(config, fetcher, filters.clean, policy) as pages:
+            async with page_source(config, fetcher, filters.clean, policy) as pages:
                 coordinator = _Coordinator(config, scope, policy, fetcher, result, on_record, state,
                                            filters, pages)
                 coordinator.admission.ours = own_domain
@@ -181,105 +176,6 @@ async def crawl(
             state.close()
     result.elapsed = anyio.current_time() - result.stats.started
     return result
-
-
-@asynccontextmanager
-async def _page_source(config: CrawlConfig, fetcher: Fetcher,
-                       clean: Callable[[str], str], robots: RobotsPolicy,
-                       ) -> AsyncIterator[PageFetcher | WorkerPool | AdaptivePages]:
-    """Who fetches and reads the pages: this process, ``--workers`` processes, or
-    (``--workers auto``, the default) this process until the crawl needs more."""
-    # imported here: they load while robots.txt is on its way (see _while_robots_travels)
-    from crawler.engine.adaptive_pages import AdaptivePages, auto_workers
-    from crawler.engine.page_fetcher import PageFetcher
-
-    may_add = auto_workers(config.concurrency) if config.workers == AUTO_WORKERS else 0
-    if config.workers > 1:
-        from crawler.engine.worker_pool import worker_pool  # loaded only to start workers
-
-        async with worker_pool(config, config.workers, fetcher, robots) as pool:
-            yield pool
-    elif may_add > 1:
-        async with AdaptivePages(config, fetcher, clean, may_add, robots) as pages:
-            yield pages
-    else:
-        async with PageFetcher(config, fetcher, clean, robots) as pages:
-            yield pages
-
-
-def _check_start(start: str, scope: Scope, policy: RobotsPolicy, result: CrawlResult,
-                 listing: bool = False) -> None:
-    if result.robots_error is not None:
-        raise StartUrlError(
-            f"{scope.origin} is unreachable: {result.robots_error} (fetching /robots.txt)")
-    if not listing and not policy.allows(start):
-        why = (
-            f"robots.txt could not be fetched (status {result.robots_status or 'none'}), "
-            "which RFC 9309 treats as 'disallow everything'"
-            if policy.mode is RobotsMode.DISALLOW_ALL
-            else "robots.txt disallows it for our user-agent"
-        )
-        raise StartUrlError(f"start URL {start} is not allowed: {why} (--ignore-robots)")
-
-
-def _while_robots_travels() -> None:
-    """What loads while the first request (robots.txt) is on the wire.
-
-    anyio's event-loop machinery, the page reader (lexbor, the parse child's
-    module) and protego are needed only once an answer is in: imported before
-    the first request they kept it ~35 ms later; imported here, after the
-    request is written, they load during the round trip, which on a real
-    network hides them (on loopback the answer waits in the socket). Again
-    for a redirect or a retry, at the cost of a look in ``sys.modules``.
-    A transport that cannot say when a request went (through a proxy) never
-    calls it, and each is imported where it is first used."""
-    importlib.import_module("anyio._backends._asyncio")
-    importlib.import_module("protego")
-    importlib.import_module("crawler.engine.adaptive_pages")  # and the page fetcher
-    startup_gc.resume()
-
-
-async def _load_robots(
-    fetcher: Fetcher, scope: Scope, config: CrawlConfig, result: CrawlResult,
-    when_sent: Callable[[], None] | None = None,
-) -> RobotsPolicy:
-    """Fetch ``/robots.txt``, following up to 5 redirects wherever they lead (RFC 9309
-    §2.3.1.2), and keep it whole for republishing beside the sitemaps.
-
-    With ``--ignore-robots`` it is still read, for that copy only: ignoring the
-    rules changes what we fetch, never the rules the site publishes."""
-    token = config.robots_token
-    url = scope.origin + "/robots.txt"
-    for _ in range(ROBOTS_MAX_REDIRECTS + 1):
-        answer = await fetcher.fetch(
-            url, want_body=lambda status, _type: 200 <= status < 300,
-            max_bytes=ROBOTS_KEPT_BYTES + 1, truncate=True, when_sent=when_sent)
-        result.robots_status = answer.status
-        if answer.status in (301, 302, 303, 307, 308):
-            target = resolve_link(url, answer.location or "")
-            if target is None:
-                break  # nowhere to go: unavailable, like a 4xx
-            url = target
-            continue
-        if answer.status is not None and 200 <= answer.status < 300:
-            body = answer.body or b""
-            if len(body) > ROBOTS_KEPT_BYTES:
-                result.robots_txt_withheld = (
-                    f"the site's robots.txt is larger than {ROBOTS_KEPT_BYTES // 2**20} MiB, "
-                    "too large to republish whole")
-            else:
-                result.robots_txt = body
-        elif answer.status is None or answer.status >= 500:
-            error = answer.error.value if answer.error else "no answer"
-            why = (f"answered {answer.status}" if answer.status is not None
-                   else f"could not be fetched ({error})")
-            result.robots_txt_withheld = f"the site's robots.txt {why}"
-            if answer.status is None and not config.ignore_robots:
-                result.robots_error = error
-        if config.ignore_robots:
-            return allow_all(token)
-        return policy_from_response(answer.status, answer.body, token)
-    return allow_all(token)
 
 
 class _Coordinator:

@@ -45,21 +45,14 @@ from crawler.store.stored import (
     epoch,
     facts_json,
     has_anchor_ids,
+    packed,
     resumed_record,
     stored_page,
 )
+from crawler.store.url_ids import UrlIds
 
 BATCH_RECORDS = 500
 BATCH_SECONDS = 2.0
-FAR_IDS_CACHED = 1024
-# In-scope URL ids kept in memory; past this many the cache starts again (a miss
-# is one indexed SELECT), so a crawl of a million pages does not hold them all.
-IDS_CACHED = 200_000
-# A file of at most this many URLs (and IDS_CACHED) has them all read at once,
-# both ways, about as much memory as a full IDS_CACHED: no lookup of an id or a
-# URL goes to SQLite again, nor one for a URL the file does not have. Past it,
-# the caches above.
-ALL_IDS_UP_TO = 150_000
 # Page rows read ahead with the outlinks that lead to them, for the conditional
 # requests soon to follow (one query for a page's new links instead of one a
 # request); at most this many wait, about 4 MB.
@@ -67,17 +60,7 @@ ROWS_AHEAD = 10_000
 CHANGES_KEPT = 12
 
 
-def packed(data: bytes) -> bytes:
-    """``data`` as a zlib stream with a 4 KiB window, which any zlib reads as it
-    reads the default's. A page's outlinks are a few hundred bytes: zlib's
-    default 32 KiB window and large hash cost 42 µs a call just to set up and
-    clear (on a first crawl with --state, a tenth of the crawling process's time
-    a page), this 6 µs, and the output is as small."""
-    packer = zlib.compressobj(6, zlib.DEFLATED, 12, 4)
-    return packer.compress(data) + packer.flush()
-
-
-class CrawlState:
+class CrawlState(UrlIds):
     """One open state file, bound to one scope."""
 
     def __init__(self, path: Path, scope_root: str) -> None:
@@ -176,8 +159,8 @@ class CrawlState:
         # in a bounded set before SQLite sees them, one insert per distinct id.
         ids: set[int] = set()
         packed_ids = array("I")
-        for (packed,) in self._db.execute("SELECT outlinks FROM pages WHERE outlinks IS NOT NULL"):
-            packed_ids.frombytes(zlib.decompress(packed))
+        for (blob,) in self._db.execute("SELECT outlinks FROM pages WHERE outlinks IS NOT NULL"):
+            packed_ids.frombytes(zlib.decompress(blob))
             ids.update(packed_ids)
             del packed_ids[:]
             if len(ids) >= 100_000:
@@ -273,69 +256,6 @@ class CrawlState:
     def _set(self, **values: str) -> None:
         self._db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                              values.items())
-
-    # --- URLs as ids ----------------------------------------------------------------
-    def _read_all_ids(self) -> int:
-        """Every URL of a small file, both ways (a re-crawl asks for each of them);
-        returns the largest id the file has given out (0 for none)."""
-        count, last = self._db.execute(
-            "SELECT count(*), coalesce(max(id), 0) FROM urls").fetchone()
-        if count <= min(ALL_IDS_UP_TO, IDS_CACHED):
-            self._names = dict(self._db.execute("SELECT id, url FROM urls"))
-            self._ids = {url: url_id for url_id, url in self._names.items()}
-        return last
-
-    def _cache(self, url: str) -> dict[str, int]:
-        if self._names is not None:
-            return self._ids
-        if url.startswith(self._root):
-            if len(self._ids) >= IDS_CACHED:
-                self._ids.clear()
-            return self._ids
-        if len(self._far_ids) >= FAR_IDS_CACHED:
-            self._far_ids.clear()
-        return self._far_ids
-
-    def _id(self, url: str) -> int:
-        known = self._known_id(url)
-        if known is None:
-            self._may_orphan = True
-            known = self._cache(url)[url] = self._write(
-                "INSERT INTO urls (url) VALUES (?)", (url,)).lastrowid
-            names = self._names
-            if names is not None:
-                names[known] = url  # type: ignore[index]
-                if len(names) > min(ALL_IDS_UP_TO, IDS_CACHED):  # past it: the caches
-                    self._names = None
-                    self._ids.clear()
-        return known
-
-    def _urls(self, ids: Iterable[int]) -> list[str]:
-        names = self._names
-        if names is not None:
-            return [names[url_id] for url_id in ids if url_id in names]
-        wanted = list(ids)
-        names: dict[int, str] = {}
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            names.update(self._db.execute(f"SELECT id, url FROM urls WHERE id IN ({marks})", chunk))
-        for url_id, url in names.items():
-            self._cache(url)[url] = url_id
-        return [names[url_id] for url_id in wanted if url_id in names]
-
-    def _known_id(self, url: str) -> int | None:
-        known = self._ids.get(url)
-        if known is None and self._names is not None:
-            return None  # every URL of the file is in _ids
-        if known is None:
-            known = self._far_ids.get(url)
-        if known is None:
-            row = self._db.execute("SELECT id FROM urls WHERE url = ?", (url,)).fetchone()
-            if row is None:
-                return None
-            known = self._cache(url)[url] = row[0]
-        return known
 
     def _row(self, url: str) -> tuple | None:
         url_id = self._known_id(url)

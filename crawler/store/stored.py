@@ -178,3 +178,13 @@ def stored_page(url: str, row: tuple,
                       json.loads(zlib.decompress(anchors)) if anchors else {},
                       None if edges is None
                       else [tuple(edge) for edge in json.loads(zlib.decompress(edges))])
+
+
+def packed(data: bytes) -> bytes:
+    """``data`` as a zlib stream with a 4 KiB window, which any zlib reads as it
+    reads the default's. A page's outlinks are a few hundred bytes: zlib's
+    default 32 KiB window and large hash cost 42 µs a call just to set up and
+    clear (on a first crawl with --state, a tenth of the crawling process's time
+    a page), this 6 µs, and the output is as small."""
+    packer = zlib.compressobj(6, zlib.DEFLATED, 12, 4)
+    return packer.compress(data) + packer.flush()

@@ -93,7 +93,7 @@ def test_a_late_thread_result_for_a_cancelled_future_is_not_printed() -> None:
     late ``set_result`` on such a future as a traceback after the one-line message."""
     import asyncio
 
-    from crawler.cli.run import _late_results_ignored
+    from crawler.cli.crawl_run import _late_results_ignored
 
     shown: list[dict[str, object]] = []
 

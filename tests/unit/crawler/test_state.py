@@ -355,7 +355,7 @@ def test_the_id_cache_is_bounded_and_ids_stay_right(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """A million in-scope URLs are not all kept in memory as ids; a URL the cache let
     go of is read back from the file with the id it had."""
-    monkeypatch.setattr("crawler.store.state.IDS_CACHED", 10)
+    monkeypatch.setattr("crawler.store.url_ids.IDS_CACHED", 10)
     state = CrawlState(tmp_path / "s.db", ROOT)
     state.begin(resume=False)
     urls = [f"http://h/p{n}" for n in range(60)]
@@ -587,7 +587,7 @@ def test_a_small_file_answers_ids_from_memory_and_a_large_one_from_its_caches(
     """Up to ALL_IDS_UP_TO URLs, every id and URL is held both ways: a URL the file
     lacks is known to be new without asking SQLite. Grown past it, the bounded
     caches take over and ids stay right."""
-    monkeypatch.setattr("crawler.store.state.ALL_IDS_UP_TO", 50)
+    monkeypatch.setattr("crawler.store.url_ids.ALL_IDS_UP_TO", 50)
     path = tmp_path / "s.db"
     statements: list[str] = []
     state = CrawlState(path, ROOT)
