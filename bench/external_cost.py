@@ -134,7 +134,8 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     cli = [sys.executable, "-m", "crawler", "audit"]
     rows = []
-    rate = ([] if args.external_rate is None and args.latency_ms is not None else
+    rate = ([] if args.external_rate is None and (args.latency_ms is not None
+                                                   or args.network_cut) else
             ["--external-rate", str(args.external_rate or 20.0)])
     stand_ins: Any = (contextlib.nullcontext() if args.network_cut else
                       LatencyStandIns(len(ports), args.latency_ms)

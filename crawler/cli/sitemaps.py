@@ -171,19 +171,33 @@ def print_summary(display: CrawlDisplay, result: CrawlResult, written: WriteResu
             f"worker processes added at page {result.workers_added_at}: the crawl was large "
             "and CPU-bound (--workers auto)", markup=False)
     rate = stats.fetched / elapsed if elapsed > 0 else 0.0
+    skipped, estimated = skipped_counts(result)
     changed = [name for name in written.published.changed
                if name.startswith("sitemap-") and name != NEWS_NAME]
     display.console.print(
         f"crawled {stats.fetched} pages in {elapsed:.1f}s ({rate:.0f} pages/s, "
         f"{stats.not_modified} not modified): {written.url_count} listed, "
         f"{stats.fetched - written.url_count} excluded, {stats.errors} errors, "
-        f"{stats.skipped} skipped; {len(changed)} of {len(written.shards)} sitemap "
+        f"{sum(skipped.values())} skipped; {len(changed)} of {len(written.shards)} sitemap "
         f"shard(s) changed in {out_dir}",
         markup=False,
     )
-    if stats.skipped:
-        display.console.print(f"skipped: never fetched, {skipped_words(stats.skipped_by)}",
+    if skipped:
+        display.console.print(f"skipped: never fetched, {skipped_words(skipped, estimated)}",
                               markup=False)
+
+
+def skipped_counts(result: CrawlResult) -> tuple[dict[str, int], set[str]]:
+    """URLs never fetched, by reason: the links out of scope counted distinct (the
+    report keeps 1,000 of each reason as rows; past them the count is an estimate,
+    whose reasons are returned), the others as they were met."""
+    counts = dict(result.stats.skipped_by)
+    estimated = set()
+    for reason, outside in result.outside.items():
+        counts[reason] = int(outside["urls"])
+        if outside["estimated"]:
+            estimated.add(reason)
+    return {reason: count for reason, count in counts.items() if count}, estimated
 
 
 # what a skipped URL's reason means, in the words of the crawl's summary
@@ -194,11 +208,13 @@ _SKIPPED = {"external": "links to other sites", "other-host-same-site":
             "excluded": "matched --exclude", "not-included": "not matched by --include"}
 
 
-def skipped_words(counts: dict[str, int]) -> str:
+def skipped_words(counts: dict[str, int], about: set[str] | frozenset[str] = frozenset()
+                  ) -> str:
     """``{"external": 980, "robots-disallowed": 20}`` → "980 links to other sites
     (external), 20 disallowed by robots.txt (robots-disallowed)": the reasons, most
     first, each with the report's name for it."""
     ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    return ", ".join(f"{count} {_SKIPPED.get(reason, reason)} ({reason})"
-                     if reason in _SKIPPED else f"{count} {reason}"
+    return ", ".join(("about " if reason in about else "")
+                     + (f"{count} {_SKIPPED[reason]} ({reason})" if reason in _SKIPPED
+                        else f"{count} {reason}")
                      for reason, count in ordered)
