@@ -31,14 +31,14 @@ class _Stopped(BaseException):
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:
-    if frame is not None and frame.f_code.co_name == "cb" and \
-            frame.f_code.co_filename.startswith("<frozen importlib"):
+    if frame is not None and frame.f_code.co_name == "cb" and hasattr(signal, "setitimer") \
+            and frame.f_code.co_filename.startswith("<frozen importlib"):
         # importlib's module-lock weakref callback: an exception raised there is
-        # "ignored" (printed with a traceback, then lost). The signal is sent again,
-        # to land once the callback has returned (a few bytecodes later).
-        import os
-
-        os.kill(os.getpid(), signum)
+        # "ignored" (printed with a traceback, then lost). The stop is raised a moment
+        # later instead, by a timer's signal, once the callback has returned (sending
+        # the signal again landed in the same callback: it is checked for at once).
+        signal.signal(signal.SIGALRM, _stop)
+        signal.setitimer(signal.ITIMER_REAL, 0.005)
         return
     raise _Stopped
 

@@ -119,10 +119,13 @@ class _Origin:
             headers={"User-Agent": config.user_agent})
         self.pace = Pace(config.external_rate, config.external_max_rate)
         self._slots = anyio.Semaphore(CONNECTIONS)  # requests in flight
-        # one request at a time until the origin has answered, and again after a
-        # silence: a dead origin is asked three times in all, not once a connection
+        # one request at a time until the origin has answered, again after a silence (a
+        # dead origin is asked three times in all, not once a connection), and while its
+        # answers come much faster than the pace: one connection keeps up, and the next
+        # request waits an interval from the answer, so the server sees them no closer
         self._probe = anyio.Lock()
         self.answered_once = False
+        self.took = 0.0  # seconds an answer takes, smoothed
         self._robots = anyio.Lock()  # robots.txt first, once
         self.robots_read = False
         self.allows: Callable[[str], bool] = lambda _url: True
@@ -138,8 +141,8 @@ class _Origin:
         """One request, its body unread (HEAD has none; GET is closed after the
         headers); timeouts and refusals in a row give the origin up."""
         async with self._slots:
-            if self.answered_once and not self.failures:
-                return await self._send(method, url)
+            if self.answered_once and not self.failures and self.took * 4 >= self.pace.interval:
+                return await self._send(method, url)  # answers slow for the pace: in parallel
             async with self._probe:
                 if self.given_up is not None:  # while this one waited its turn
                     raise httpx.ConnectError(f"{self.origin} given up ({self.given_up})")
@@ -165,7 +168,9 @@ class _Origin:
             self.heard(self.origin, False)
             raise
         finally:
-            self.pace.answered(time.monotonic() - left, status, alone)
+            took = time.monotonic() - left
+            self.took = took if not self.answered_once else 0.7 * self.took + 0.3 * took
+            self.pace.answered(took, status, alone)
         self.failures = 0
         self.answered_once = True
         self.heard(self.origin, True)

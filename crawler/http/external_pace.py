@@ -12,7 +12,10 @@ the way TCP's congestion control does, multiplicatively both ways:
 * an answer slower than :data:`SLOW_ANSWER` lengthens it by :data:`SLOW_DOWN`; a
   429 or 503 doubles it, and its ``Retry-After`` (capped) holds every request to
   that origin until then;
-* at most :data:`CONNECTIONS` requests are in flight to it at once.
+* at most :data:`CONNECTIONS` requests are in flight to it at once, and more
+  than one only while its answers take a quarter of the interval or longer (a
+  far server): while they come quicker, one connection keeps the pace, and the
+  next request waits an interval from the last answer.
 
 Requests leave one interval apart whatever the number of connections, so the
 rate an origin sees is never above the pace, and it reaches ten a second only

@@ -68,7 +68,7 @@ def test_an_unexpected_error_and_its_traceback_never_show_a_secret(
     from click.testing import CliRunner
 
     import crawler.cli.commands as cli_module
-    import crawler.cli.run as run_module
+    import crawler.cli.crawl_run as run_module
 
     secret = "pw-Q9-SECRET"
 
