@@ -22,6 +22,7 @@ from crawler.audit.triage import (
     fix_first,
     in_a_list,
     item_urls,
+    not_checked,
     ordered,
     triage_of,
 )
@@ -149,12 +150,7 @@ def fix_first_section(found: dict[str, Any]) -> str:
     if spotless:
         lines += ('<p class="clean"><b>Checked and clean:</b> '
                   + ", ".join(_e(in_a_list(name)) for name in spotless) + ".</p>")
-    unchecked: dict[str, list[str]] = {}
-    for name in FINDINGS:
-        why = found.get(name, {}).get("not_checked")
-        if why and not found[name]["count"]:
-            unchecked.setdefault(why, []).append(in_a_list(name))
-    for why, names in unchecked.items():
+    for why, names in not_checked(found).items():
         lines += (f'<p class="unchecked"><b>Not checked</b> ({_e(why)}): '
                   f'{_e(", ".join(names))}.</p>')
     return head + body + lines + "</section>"

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from crawler.audit.grouping import describe
-from crawler.audit.names import CHANGES, FINDINGS
-from crawler.audit.triage import clean, fix_first, in_a_list, triage_of
+from crawler.audit.names import CHANGES
+from crawler.audit.triage import clean, fix_first, in_a_list, not_checked, triage_of
 
 ITEMS_SHOWN = 50
 # the fields that say what an item is, in the order they are shown after its name
@@ -49,11 +49,7 @@ def report_markdown(document: dict[str, Any]) -> str:
     if spotless:
         lines += ["Checked and clean: " + ", ".join(in_a_list(name) for name in spotless)
                   + ".", ""]
-    unchecked: dict[str, list[str]] = {}
-    for name in FINDINGS:
-        why = found[name].get("not_checked")
-        if why and not found[name]["count"]:
-            unchecked.setdefault(why, []).append(in_a_list(name))
+    unchecked = not_checked(found)
     lines += [f"Not checked ({why}): {', '.join(names)}." for why, names in unchecked.items()]
     if unchecked:
         lines.append("")

@@ -11,8 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from crawler.audit.grouping import describe
-from crawler.audit.names import FINDINGS
-from crawler.audit.triage import clean, fix_first, in_a_list, item_urls
+from crawler.audit.triage import clean, fix_first, in_a_list, item_urls, not_checked
 
 URLS_SHOWN = 3
 STYLES = {"error": "bold red", "warning": "bold yellow", "notice": "bold blue"}
@@ -59,12 +58,7 @@ def summary_lines(document: dict[str, Any]) -> list[Line]:
     if spotless:
         lines.append([("Checked and clean: ", "bold green"),
                       (", ".join(in_a_list(name) for name in spotless), "")])
-    unchecked: dict[str, list[str]] = {}
-    for name in FINDINGS:
-        why = found.get(name, {}).get("not_checked")
-        if why and not found[name]["count"]:
-            unchecked.setdefault(why, []).append(in_a_list(name))
-    for why, names in unchecked.items():
+    for why, names in not_checked(found).items():
         lines.append([(f"Not checked ({why}): ", "bold"), (", ".join(names), "")])
     lines.append([(f"{totals['fetched']:,} pages fetched, {totals['listed']:,} listable, "
                    f"{totals['errors']:,} fetch errors, in {totals['elapsed_seconds']:.1f}s. Every "

@@ -244,6 +244,17 @@ def clean(found: dict[str, dict[str, Any]], names: Iterable[str] = FINDINGS) -> 
             and not found[name].get("not_checked") and name != "unchecked-external-links"]
 
 
+def not_checked(found: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
+    """The findings whose check was not made, by why: ``{"--render never": ["links
+    only JavaScript shows", …]}``, titles as they read in a sentence."""
+    unchecked: dict[str, list[str]] = {}
+    for name in FINDINGS:
+        why = found.get(name, {}).get("not_checked")
+        if why and not found[name]["count"]:
+            unchecked.setdefault(why, []).append(in_a_list(name))
+    return unchecked
+
+
 def ordered(found: dict[str, dict[str, Any]]) -> Iterator[str]:
     """Every finding's name, the fix-first order first, then the clean ones."""
     first = [entry.name for entry in fix_first(found)]
