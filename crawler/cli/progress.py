@@ -83,6 +83,7 @@ class CrawlDisplay:
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
         self.piped_every = PIPED_EVERY
+        self.rendered: int | None = None  # --render: pages a browser rendered so far
 
     def line(self) -> str:
         """The progress line as it stands now."""
@@ -90,7 +91,7 @@ class CrawlDisplay:
         if result is None:
             return f"{clock(time.monotonic() - self.began)} · starting: robots.txt and the " \
                    "first page…"
-        return status_line(result, self.concurrency, self.max_pages, self.phase)
+        return status_line(result, self.concurrency, self.max_pages, self.phase, self.rendered)
 
     def __rich__(self) -> Any:
         from rich.text import Text
@@ -142,6 +143,8 @@ class CrawlDisplay:
 
     def __call__(self, record: PageRecord, result: CrawlResult) -> None:
         self.latest = result
+        if record.render_why is not None:  # rendering is asked: say how it goes
+            self.rendered = (self.rendered or 0) + record.rendered
         if record.error is ErrorKind.INTERNAL and not self.quiet:  # a bug of ours: say where
             self.console.print(f"sitemap-crawler: warning: {record.url}: {record.detail} "
                                "(recorded as internal-error; please report it)", markup=False)
@@ -157,7 +160,7 @@ class CrawlDisplay:
 
 
 def status_line(result: CrawlResult, concurrency: int, max_pages: int | None = None,
-                phase: str | None = None) -> str:
+                phase: str | None = None, rendered: int | None = None) -> str:
     """One line of counters a person can read at a glance: how long, what phase, how
     far, how long still.
 
@@ -188,6 +191,7 @@ def status_line(result: CrawlResult, concurrency: int, max_pages: int | None = N
         f"{clock(elapsed)} · {pages} · "
         f"queued {stats.queued} · in flight {min(stats.in_flight, concurrency)} · "
         f"listed {stats.listed} · errors {stats.errors} · {rate:.0f} pages/s"
+        + (f" · rendered {rendered:,}" if rendered is not None else "")
         + (f" · about {clock(left)} left" if left is not None else "")
     )
 

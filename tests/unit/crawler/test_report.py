@@ -91,3 +91,30 @@ def test_status_line_share_respects_the_page_budget() -> None:
     assert line.startswith("1:02:05 · pages 50 of 200 known (25%) · ")
     crawl.stats.fetched, crawl.stats.queued = 0, 0
     assert "pages 0 of 0 known (0%)" in status_line(crawl, concurrency=4)
+
+
+def test_status_line_names_rendering_when_it_is_asked() -> None:
+    """--render: the pages phase says how many pages a browser rendered so far; the
+    display counts them as records arrive."""
+    from crawler.cli.progress import CrawlDisplay, status_line
+    from crawler.core.records import PageRecord
+
+    crawl = result()
+    crawl.stats.started = time.monotonic() - 30
+    crawl.stats.fetched, crawl.stats.queued = 40, 10
+    assert "rendered" not in status_line(crawl, concurrency=4)
+    assert " · rendered 17 · " in status_line(crawl, concurrency=4, rendered=17)
+
+    class Quiet:
+        is_terminal = False
+
+        def print(self, *objects: object, markup: bool | None = None) -> None:
+            pass
+
+    display = CrawlDisplay(quiet=True, verbose=False, console=Quiet())
+    display(PageRecord(url="http://s.test/", depth=0), crawl)
+    assert display.rendered is None  # no --render: nothing to say
+    for shown in (True, False, True):
+        display(PageRecord(url="http://s.test/a", depth=1, render_why="--render always",
+                           rendered=shown), crawl)
+    assert display.rendered == 2 and "rendered 2" in display.line()
