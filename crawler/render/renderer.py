@@ -336,7 +336,10 @@ class Renderer:
                 self._tabs.remove(tab)  # retired for a new one
                 self._tab_pages.pop(tab, None)
                 await _quietly(tab.close())
-            tab = await self._open_tab(self._context)
+            try:
+                tab = await self._open_tab(self._context)
+            except PlaywrightError as exc:  # its renderer died as the tab opened
+                raise _Crashed(str(exc).splitlines()[0], self._generation) from None
             self._tabs.append(tab)
             return tab
 
@@ -358,8 +361,13 @@ class Renderer:
             self._sessions[tab] = await context.new_cdp_session(tab)
         tab.on("pageerror", lambda error, tab=tab: self._on_error(tab, error))
         tab.on("crash", lambda _page, tab=tab: self._on_crash(tab))
-        await tab.route_web_socket(
-            "**/*", lambda socket, tab=tab: self.network.refuse_web_socket(socket, tab))
+        try:
+            await tab.route_web_socket(
+                "**/*", lambda socket, tab=tab: self.network.refuse_web_socket(socket, tab))
+        except PlaywrightError:  # half open: not left behind
+            self._sessions.pop(tab, None)
+            await _quietly(tab.close())
+            raise
         return tab
 
     async def _new_context(self, browser: Browser) -> BrowserContext:
