@@ -26,6 +26,7 @@ _EXPORTS = {
     "OutputError": ("errors", "OutputError"),
     "SitemapError": ("errors", "SitemapError"),
     "published_url_count": ("existing", "published_url_count"),
+    "published_url_counts": ("existing", "published_url_counts"),
     "INDEX_NAME": ("index", "INDEX_NAME"),
     "MAX_NEWS_URLS": ("news", "MAX_NEWS_URLS"),
     "NEWS_LANGUAGE": ("news", "NEWS_LANGUAGE"),
@@ -42,6 +43,9 @@ _EXPORTS = {
     "normalize_base_url": ("writer", "normalize_base_url"),
     "write_sitemaps": ("writer", "write_sitemaps"),
     "writes_or_prunes": ("writer", "writes_or_prunes"),
+    "check_section_name": ("writer", "check_section_name"),
+    "is_url_shard": ("writer", "is_url_shard"),
+    "shard_section": ("writer", "shard_section"),
 }
 __all__ = [
     "BUILTIN_STYLESHEET",
@@ -63,11 +67,15 @@ __all__ = [
     "SitemapError",
     "Video",
     "WriteResult",
+    "check_section_name",
     "ensure_output_dir",
+    "is_url_shard",
     "normalize_base_url",
     "output_lock",
     "published_url_count",
+    "published_url_counts",
     "read_sitemap",
+    "shard_section",
     "smallest_shard_bytes",
     "with_sitemap_line",
     "write_sitemaps",
@@ -100,7 +108,7 @@ if _typing.TYPE_CHECKING:  # what type checkers and editors see
         Video,
     )
     from sitemap_writer.errors import InvalidEntry, LimitError, OutputError, SitemapError
-    from sitemap_writer.existing import published_url_count
+    from sitemap_writer.existing import published_url_count, published_url_counts
     from sitemap_writer.index import INDEX_NAME
     from sitemap_writer.news import MAX_NEWS_URLS, NEWS_LANGUAGE, NEWS_NAME, NewsEntry
     from sitemap_writer.publish import ensure_output_dir, output_lock
@@ -110,7 +118,10 @@ if _typing.TYPE_CHECKING:  # what type checkers and editors see
     from sitemap_writer.stylesheet import BUILTIN as BUILTIN_STYLESHEET
     from sitemap_writer.writer import (
         WriteResult,
+        check_section_name,
+        is_url_shard,
         normalize_base_url,
+        shard_section,
         write_sitemaps,
         writes_or_prunes,
     )

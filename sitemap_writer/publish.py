@@ -25,8 +25,12 @@ from pathlib import Path
 from sitemap_writer.errors import OutputError
 
 STAGING_PREFIX = ".sitemap-staging-"
+# A section's name, as it appears in its shards' file names (``sitemap-NAME-00001.xml``):
+# safe in a URL and a file name on every system, and never mistaken for a number.
+SECTION_NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}")
 # the files a run writes and the next one prunes when it does not write them again
-SHARD_FILE = re.compile(r"sitemap-(\d{5}\.xml(\.gz)?|news\.xml)")
+SHARD_FILE = re.compile(r"sitemap-((?P<section>[a-z][a-z0-9_-]{0,39})-)?\d{5}\.xml(\.gz)?"
+                        r"|sitemap-news\.xml")
 FILE_MODE = 0o644
 
 

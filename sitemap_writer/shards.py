@@ -35,8 +35,11 @@ def smallest_shard_bytes() -> int:
     return len(URLSET_HEAD) + len(url_element(worst)) + len(URLSET_FOOT)
 
 
-def shard_name(number: int, *, compressed: bool) -> str:
-    return f"sitemap-{number:05d}.xml" + (".gz" if compressed else "")
+def shard_name(number: int, *, compressed: bool, section: str | None = None) -> str:
+    """``sitemap-00001.xml.gz``, or ``sitemap-blog-00001.xml.gz`` in section ``blog``:
+    each section numbered on its own, so a change in one renames nothing in another."""
+    middle = f"{section}-" if section else ""
+    return f"sitemap-{middle}{number:05d}.xml" + (".gz" if compressed else "")
 
 
 @dataclass(slots=True)
@@ -53,8 +56,9 @@ class ShardWriter:
     """Writes shards into ``directory`` (a staging directory) as entries arrive."""
 
     def __init__(self, directory: Path, *, compressed: bool, max_urls: int, max_bytes: int,
-                 head: bytes = URLSET_HEAD):
+                 head: bytes = URLSET_HEAD, section: str | None = None):
         self.directory = directory
+        self.section = section
         self.head = head
         self.compressed = compressed
         self.max_urls = max_urls
@@ -95,7 +99,8 @@ class ShardWriter:
 
     def _rotate(self) -> Shard:
         self._finish()
-        shard = Shard(shard_name(len(self.shards) + 1, compressed=self.compressed))
+        shard = Shard(shard_name(len(self.shards) + 1, compressed=self.compressed,
+                                 section=self.section))
         self._raw = open(self.directory / shard.name, "wb")  # noqa: SIM115 (closed in _finish)
         self._out = (
             gzip.GzipFile(filename="", mode="wb", fileobj=self._raw, mtime=0,

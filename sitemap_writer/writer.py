@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -11,6 +11,7 @@ from sitemap_writer.errors import InvalidEntry, OutputError, SitemapError
 from sitemap_writer.index import INDEX_NAME, index_bytes
 from sitemap_writer.news import MAX_NEWS_URLS, NEWS_NAME, NewsEntry, news_bytes
 from sitemap_writer.publish import (
+    SECTION_NAME,
     SHARD_FILE,
     STAGING_PREFIX,
     Published,
@@ -31,6 +32,25 @@ def writes_or_prunes(name: str) -> bool:
     remove? Anything else kept there (a state file, a report) must not be."""
     return (name in (INDEX_NAME, ROBOTS_NAME, STYLESHEET_NAME)
             or SHARD_FILE.fullmatch(name) is not None or name.startswith(STAGING_PREFIX))
+
+
+def is_url_shard(name: str) -> bool:
+    """A shard of ``<url>`` entries (any section's), not the News sitemap or the index."""
+    return SHARD_FILE.fullmatch(name) is not None and name != NEWS_NAME
+
+
+def shard_section(name: str) -> str:
+    """The section a shard's file name says it belongs to; ``""`` for an unsectioned one."""
+    found = SHARD_FILE.fullmatch(name)
+    return (found.group("section") or "") if found is not None else ""
+
+
+def check_section_name(name: str) -> str:
+    """A section's name as its file names carry it, or :class:`SitemapError` saying why not."""
+    if not SECTION_NAME.fullmatch(name):
+        raise SitemapError(f"section name {name!r} must be 1 to 40 lowercase letters, digits, "
+                           "'-' or '_', starting with a letter")
+    return name
 
 
 def normalize_base_url(base_url: str) -> str:
@@ -61,6 +81,8 @@ class WriteResult:
     url_count: int
     shards: list[Shard] = field(default_factory=list)
     published: Published = field(default_factory=Published)
+    # URLs per section, in the index's order (empty when the sitemap is not sectioned)
+    sections: dict[str, int] = field(default_factory=dict)
 
 
 def write_sitemaps(
@@ -79,6 +101,9 @@ def write_sitemaps(
     videos: bool = False,
     news: list[NewsEntry] | None = None,
     before_publish: Callable[[int], None] | None = None,
+    section_of: Callable[[str], str] | None = None,
+    sections: Sequence[str] = (),
+    before_publish_sections: Callable[[dict[str, int]], None] | None = None,
 ) -> WriteResult:
     """Write shards, the index and robots.txt into ``out_dir``, atomically.
 
@@ -97,6 +122,13 @@ def write_sitemaps(
     write with the previous output untouched. A caller that judges the count
     (an empty or much shrunken sitemap) learns it from the one pass that
     writes, instead of reading its entries twice.
+
+    ``section_of`` splits the sitemap: it names the section of each ``loc``, and
+    each section is sharded on its own (``sitemap-NAME-00001.xml.gz``…, the same
+    caps), so a section whose entries did not change keeps its files byte for byte.
+    The index lists the sections in the order of ``sections``, then any other in
+    name order. ``before_publish_sections`` is called like ``before_publish``, with
+    the URLs of each section written.
     """
     if not 1 <= max_urls <= MAX_URLS_PER_SITEMAP:
         raise SitemapError(f"max URLs per sitemap must be 1..50000 (got {max_urls})")
@@ -104,10 +136,13 @@ def write_sitemaps(
         raise SitemapError(f"max bytes per sitemap must be 1..52428800 (got {max_bytes})")
     base = normalize_base_url(base_url)
     out = Path(out_dir)
+    for name in sections:
+        check_section_name(name)
+    split = _Split(section_of, tuple(sections), before_publish_sections)
     try:
         return _write(entries, out, base, compressed, max_urls, max_bytes, robots_txt,
                       write_robots, _Extras(alternates, images, stylesheet, videos), news or [],
-                      before_publish)
+                      before_publish, split)
     except OSError as exc:  # a full disk, mostly: the staging directory is gone already
         raise OutputError(f"cannot write the sitemaps into {out}: {exc.strerror or exc}; "
                           "previous output kept") from None
@@ -125,15 +160,51 @@ class _Extras:
         return STYLESHEET_NAME if self.stylesheet == BUILTIN else self.stylesheet
 
 
+class _Split:
+    """How the entries are split into sections (no ``section_of``: one set of shards)."""
+
+    def __init__(self, section_of: Callable[[str], str] | None, order: tuple[str, ...],
+                 judge: Callable[[dict[str, int]], None] | None) -> None:
+        self.section_of = section_of
+        self.order = order
+        self.judge = judge
+        self.writers: dict[str | None, ShardWriter] = {}
+
+    def writer_for(self, loc: str, make: Callable[[str | None], ShardWriter]) -> ShardWriter:
+        """The shard writer of a loc's section, each opened when its first entry comes."""
+        name = check_section_name(self.section_of(loc)) if self.section_of else None
+        found = self.writers.get(name)
+        if found is None:
+            found = self.writers[name] = make(name)
+        return found
+
+    def close(self) -> tuple[list[Shard], dict[str, int]]:
+        """Every shard in the index's order, and the URLs of each section."""
+        rank = {name: place for place, name in enumerate(self.order)}
+        names = sorted(self.writers,
+                       key=lambda name: (rank.get(name or "", len(rank)), name or ""))
+        shards: list[Shard] = []
+        counts: dict[str, int] = {}
+        for name in names:
+            written = self.writers[name].close()
+            shards += written
+            if name is not None:
+                counts[name] = sum(shard.count for shard in written)
+        return shards, counts
+
+
 def _write(entries: Iterable[SitemapEntry], out: Path, base: str, compressed: bool,
            max_urls: int, max_bytes: int, robots_txt: bytes | None,
            write_robots: bool, extras: _Extras, news: list[NewsEntry],
-           before_publish: Callable[[int], None] | None) -> WriteResult:
+           before_publish: Callable[[int], None] | None, split: _Split) -> WriteResult:
     with staging(out) as stage:
         head = urlset_head(alternates=extras.alternates, images=extras.images,
                            videos=extras.videos, stylesheet=extras.href)
-        shards = ShardWriter(stage, compressed=compressed, max_urls=max_urls,
-                             max_bytes=max_bytes, head=head)
+
+        def make(section: str | None) -> ShardWriter:
+            return ShardWriter(stage, compressed=compressed, max_urls=max_urls,
+                               max_bytes=max_bytes, head=head, section=section)
+        single = None if split.section_of else split.writer_for("", make)
         previous = ""
         count = 0
         for entry in entries:
@@ -142,9 +213,11 @@ def _write(entries: Iterable[SitemapEntry], out: Path, base: str, compressed: bo
             if entry.loc <= previous:
                 raise InvalidEntry(f"entries must be sorted and unique: {entry.loc}")
             previous = entry.loc
-            shards.add(entry)
+            (single or split.writer_for(entry.loc, make)).add(entry)
             count += 1
-        written = shards.close()
+        written, sections = split.close()
+        if split.judge is not None and split.section_of is not None:
+            split.judge(sections)
         if before_publish is not None:
             before_publish(count)
         if not written:
@@ -168,4 +241,4 @@ def _write(entries: Iterable[SitemapEntry], out: Path, base: str, compressed: bo
             names.append(ROBOTS_NAME)
         names.append(INDEX_NAME)
         published = publish(stage, out, names)
-    return WriteResult(base + INDEX_NAME, count, written, published)
+    return WriteResult(base + INDEX_NAME, count, written, published, sections)

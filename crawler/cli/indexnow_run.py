@@ -24,7 +24,7 @@ import click
 
 from crawler.cli import failure
 from crawler.cli.failure import EXIT_INDEXNOW, EXIT_USAGE, Failure
-from sitemap_writer import INDEX_NAME, SitemapEntry, read_sitemap
+from sitemap_writer import INDEX_NAME, SitemapEntry, is_url_shard, read_sitemap
 
 if TYPE_CHECKING:
     from crawler.http.address_rule import NetworkRule
@@ -101,7 +101,7 @@ class PreviousSitemap:
         index = read_sitemap((out_dir / INDEX_NAME).read_bytes())
         for loc, _lastmod in index.entries:
             name = loc.rpartition("/")[2]
-            if not name.startswith("sitemap-0"):  # shards only, not the News sitemap
+            if not is_url_shard(name):  # any section's shards, not the News sitemap
                 continue
             with contextlib.suppress(OSError):
                 shard = read_sitemap((out_dir / name).read_bytes())

@@ -273,6 +273,14 @@ SITEMAP_OPTIONS = [
     click.option("--priority", multiple=True, metavar="PATTERN=0.8|depth",
                   help="<priority> by rule, first match winning, or 'depth': 1.0 at START_URL, "
                   "0.1 less a level (repeatable)."),
+    click.option("--section", "section", multiple=True, metavar="NAME=PATTERN",
+                  help="Split the sitemap: a URL goes to the first section whose PATTERN (as "
+                  "--include's) matches, else to 'other'; each section has shards of its own "
+                  "(sitemap-NAME-00001.xml.gz), all named in the index (repeatable)."),
+    click.option("--sections", "sections_mode", type=click.Choice(["auto", "none"]),
+                  default="none", show_default=True,
+                  help="auto: one section per first path segment holding 1 % or more of the "
+                  "listed pages, when there are two or more such segments."),
     click.option("--news", metavar="NAME=LANG",
                   help="Also write sitemap-news.xml (named in the index): the listed articles "
                   "published in the last two days (article:published_time or JSON-LD "

@@ -38,6 +38,7 @@ from crawler.cli.report_files import (
     report_dirs,
     write_reports,
 )
+from crawler.cli.sections import Sections, choose_auto, parse_sections
 from crawler.cli.signals import TermAsInterrupt
 from crawler.cli.sitemaps import (
     base_url_for,
@@ -64,7 +65,7 @@ from sitemap_writer import (
     SitemapEntry,
     ensure_output_dir,
     output_lock,
-    published_url_count,
+    published_url_counts,
     smallest_shard_bytes,
     write_sitemaps,
 )
@@ -134,6 +135,8 @@ def _crawl_and_write(
     stylesheet: str | None,
     drop_duplicates: bool | None,
     news: str | None = None,
+    section: tuple[str, ...] = (),
+    sections_mode: str = "none",
     indexnow_key: str | None = None,
     indexnow_env: str | None = None,
     indexnow_endpoint: str = "",
@@ -151,6 +154,7 @@ def _crawl_and_write(
                                  indexnow_dry_run, indexnow_key_location,
                                  crawl_options.get("state_path"))
     publication = parse_news(news)
+    sections = parse_sections(section, sections_mode)
     crawl_options["news"] = publication is not None
     check_reports(report_files)
     check_paths(report_files, crawl_options.get("state_path"), out_dir)
@@ -189,7 +193,7 @@ def _crawl_and_write(
                                  allow_shrink=allow_shrink, publication=publication,
                                  indexnow=indexnow,
                                  extras=_Extras(scope, hreflang_external, stylesheet,
-                                                drop_duplicates is not False))
+                                                drop_duplicates is not False, sections))
     except OutputError as exc:
         raise Failure(str(exc), EXIT_OUTPUT) from None
 
@@ -202,6 +206,7 @@ class _Extras:
     hreflang_external: bool
     stylesheet: str | None
     drop_duplicates: bool = False
+    sections: Sections | None = None  # --section, --sections auto
 
 
 def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, out_dir: Path,
@@ -228,8 +233,14 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
         extras.scope.contains, external=extras.hreflang_external,
         is_listed=records.is_listed if spilled else None)  # type: ignore[attr-defined]
         if config.hreflang else ({}, []))
+    sections = extras.sections
+    if sections is not None and not sections.patterns:
+        choose_auto(sections, lambda: (record.url for record in result.listed()), base)
+    split = sections is not None and sections.split
     write_reports(report_files, result, {
-        "base_url": base, "hreflang": [asdict(problem) for problem in problems]})
+        "base_url": base, "hreflang": [asdict(problem) for problem in problems],
+        **({"sections": sections.counts(record.url for record in result.listed())}
+           if split and report_files and sections is not None else {})})
     hints = config.hints()
     entries: Iterable[SitemapEntry]
     if spilled:
@@ -245,7 +256,8 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
         has_alternates, has_images, has_videos = namespaces(entries, entries)
     articles = (news_entries(listed, publication, datetime.now(UTC))
                 if publication is not None else None)
-    published_before = published_url_count(out_dir)
+    published_by_section = published_url_counts(out_dir)
+    published_before = sum(published_by_section.values())
 
     def judge(count: int) -> None:
         """Refuse an empty sitemap, or one that lost more than half its URLs."""
@@ -259,6 +271,20 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
                 f"{count} (more than half gone: an outage or a login wall?); previous "
                 "output kept; use --allow-shrink if the site really shrank", EXIT_SHRINK)
 
+    def judge_sections(counts: dict[str, int]) -> None:
+        """The same rule, section by section: one that vanished or lost more than half
+        its URLs is named, even when the others grew."""
+        if allow_shrink:
+            return
+        lost = [f"{name} {counts.get(name, 0)} (was {before})"
+                for name, before in published_by_section.items()
+                if name and counts.get(name, 0) * 2 < before]
+        if lost:
+            raise Failure(
+                "refusing to publish: section(s) " + ", ".join(lost) + " lost more than "
+                "half their URLs (an outage or a login wall, or sections renamed?); previous "
+                "output kept; use --allow-shrink if the site really changed", EXIT_SHRINK)
+
     previous = None
     if indexnow is not None:
         from crawler.cli.indexnow_run import PreviousSitemap
@@ -271,6 +297,9 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
             write_robots=result.robots_txt_withheld is None,
             alternates=has_alternates, images=has_images, videos=has_videos,
             stylesheet=extras.stylesheet, news=articles, before_publish=judge,
+            section_of=sections.section_of if split and sections is not None else None,
+            sections=sections.order if split and sections is not None else (),
+            before_publish_sections=judge_sections,
         )
     except BaseException:
         if previous is not None:
@@ -291,6 +320,8 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
                                   + (f" in {NEWS_NAME}" if articles else
                                      f" ({NEWS_NAME} not written)"), markup=False)
         print_summary(display, result, written, time.monotonic() - started, out_dir)
+        if sections is not None and sections.note:
+            display.console.print(sections.note, markup=False)
     if indexnow is not None and previous is not None:
         from crawler.cli.indexnow_run import announce
         from crawler.http.address_rule import rule_for_config

@@ -185,6 +185,9 @@ def print_summary(display: CrawlDisplay, result: CrawlResult, written: WriteResu
     if skipped:
         display.console.print(f"skipped: never fetched, {skipped_words(skipped, estimated)}",
                               markup=False)
+    if written.sections:
+        display.console.print("sections: " + ", ".join(
+            f"{name} {count}" for name, count in written.sections.items()), markup=False)
 
 
 def skipped_counts(result: CrawlResult) -> tuple[dict[str, int], set[str]]:
