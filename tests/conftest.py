@@ -12,6 +12,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -218,3 +219,27 @@ def interrupt_when(args: list[str], ready: Callable[[], bool], *, settle: float 
     _, stderr = process.communicate(timeout=10)
     assert process.returncode == 130, stderr
     return stderr
+
+
+# How late a test server's stamp of a request may be on a loaded machine: the stamp is
+# taken when the server's thread gets to the request (0.2 s seen with the suite on four
+# processes beside two busy loops).
+STAMP_LATENESS = 0.25
+
+
+def assert_spaced(starts: list[float], interval: float, window: int | None = None) -> None:
+    """Requests left at least ``interval`` apart, judged from a server's stamps.
+
+    One late stamp lengthens its gap and shortens the next one, so single gaps say
+    little on a loaded machine; a late stamp cannot shorten a whole span by more than
+    its own lateness, though. So every ``window`` consecutive gaps (all of them by
+    default) span at least that many intervals less one stamp's lateness: requests
+    let through together, or two clients pacing apart, fall far short of it."""
+    gaps = len(starts) - 1
+    width = min(window or gaps, gaps)
+    for first in range(gaps - width + 1):
+        span = starts[first + width] - starts[first]
+        assert span >= interval * width - STAMP_LATENESS, (
+            f"requests {first}..{first + width} span {span:.3f} s, under {width} x "
+            f"{interval} s", [round(b - a, 3) for a, b in pairwise(starts)])
+

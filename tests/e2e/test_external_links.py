@@ -11,12 +11,11 @@ from __future__ import annotations
 import json
 import ssl
 from datetime import UTC, datetime, timedelta
-from itertools import pairwise
 from pathlib import Path
 
 import pytest
 import trustme
-from conftest import CliRun, run_cli
+from conftest import CliRun, assert_spaced, run_cli
 from siteserver import RunningServer, SiteServer
 
 pytestmark = pytest.mark.timeout(120)
@@ -107,7 +106,7 @@ def test_external_links_are_checked_once_politely(tmp_path: Path) -> None:
     assert [path for path in counts if path.startswith("/hop")] == [
         f"/hop{n}" for n in range(1, 4)]  # three requests a link, its hops included
     starts = [at for _m, _p, at in hits]
-    assert all(later - earlier >= 1 / RATE - 0.02 for earlier, later in pairwise(starts))
+    assert_spaced(starts, 1 / RATE)
     assert [(method, path) for method, path, _at in secure_hits] == [
         ("GET", "/robots.txt"), ("HEAD", "/ok.html")]
 

@@ -8,12 +8,18 @@ import signal
 import subprocess
 import sys
 import time
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, ctrl_c_as_in_a_terminal, read_sitemaps, report_rows, run_cli
+from conftest import (
+    REPO,
+    assert_spaced,
+    ctrl_c_as_in_a_terminal,
+    read_sitemaps,
+    report_rows,
+    run_cli,
+)
 from siteserver import RunningServer, SiteServer
 
 pytestmark = [pytest.mark.timeout(90), pytest.mark.usefixtures("transport")]
@@ -147,7 +153,7 @@ def test_crawl_delay_spaces_request_starts(tmp_path: Path) -> None:
         starts = [hit.at for hit in site.log if hit.path != "/robots.txt"]
     assert run.code == 0, run.stderr
     assert len(starts) == 6
-    _spaced(starts, 0.3)
+    assert_spaced(starts, 0.3)
 
 
 def test_a_huge_crawl_delay_is_capped_and_said(tmp_path: Path) -> None:
@@ -162,7 +168,7 @@ def test_a_huge_crawl_delay_is_capped_and_said(tmp_path: Path) -> None:
         starts = [hit.at for hit in site.log if hit.path != "/robots.txt"]
     assert run.code == 0, run.stderr
     assert elapsed < 20
-    _spaced(starts, 0.3)  # the cap still spaces requests
+    assert_spaced(starts, 0.3)  # the cap still spaces requests
     assert "Crawl-delay 86400 s capped at 0.3 s (--max-crawl-delay)" in run.stderr
     assert json.loads(report.read_text())["crawl_delay"] == {"asked": 86400.0, "used": 0.3}
 
@@ -174,19 +180,7 @@ def test_rate_limits_requests_per_second(tmp_path: Path) -> None:
         starts = [hit.at for hit in site.log]
     assert run.code == 0, run.stderr
     assert len(starts) >= 7
-    _spaced(starts, 0.1)
-
-
-def _spaced(starts: list[float], interval: float) -> None:
-    """Requests left at least ``interval`` apart, judged from the server's stamps. A
-    stamp is taken when the server's thread gets to the request, so on a loaded
-    machine one may be late, making its gap longer and the next one shorter than the
-    client kept them; a late stamp cannot shorten the whole span, though. So: the
-    span is at least the intervals it holds, less one stamp's lateness, and no gap
-    is under half an interval (two requests let through together would be ~0)."""
-    gaps = [b - a for a, b in pairwise(starts)]
-    assert starts[-1] - starts[0] >= interval * len(gaps) - min(0.1, interval / 2), gaps
-    assert min(gaps) >= interval / 2, gaps
+    assert_spaced(starts, 0.1)
 
 
 def test_connection_reset_mid_body_is_retried(tmp_path: Path) -> None:
