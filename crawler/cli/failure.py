@@ -17,6 +17,8 @@ code  meaning
 6     ``audit --fail-on``: a named finding is present (reports written)
 7     ``--indexnow``: published, but telling IndexNow failed
 8     written, but some URL met a fault of ours (its internal-error row)
+9     ``--fail-on-submit``: published, but the submission to Google
+      Search Console failed
 130   interrupted (SIGINT/SIGTERM); the previous output is kept
 ====  ===========================================================
 """
@@ -33,6 +35,7 @@ EXIT_INDEXNOW = 7  # the sitemaps are published; telling IndexNow of the changes
 # the sitemaps and reports are written, but some URL met a fault of ours nobody foresaw:
 # its internal-error row says which (one bad URL never ends a run, but is not hidden)
 EXIT_INTERNAL = 8
+EXIT_SUBMIT = 9  # --fail-on-submit: published, but Search Console was not told
 EXIT_INTERRUPTED = 130
 
 

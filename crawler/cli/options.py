@@ -28,6 +28,7 @@ from crawler.config import (
     DEFAULT_RENDER_CONCURRENCY,
     DEFAULT_RENDER_TIMEOUT,
     DEFAULT_RETRIES,
+    DEFAULT_SEARCH_CONSOLE_ENDPOINT,
     DEFAULT_TIMEOUT,
     DEFAULT_USER_AGENT,
     RENDER_MODES,
@@ -301,6 +302,19 @@ SITEMAP_OPTIONS = [
     click.option("--indexnow-dry-run", "--dry-run", "indexnow_dry_run", is_flag=True,
                   help="Print what IndexNow would be sent (one URL a line, with why) and "
                   "send nothing; the sitemaps are still written."),
+    click.option("--search-console", "search_console_key", metavar="KEY.json",
+                  type=click.Path(path_type=Path, dir_okay=False),
+                  help="After publishing, submit the sitemap index to Google Search Console "
+                  "with this service account key, on the property that owns it (the key is "
+                  "written nowhere)."),
+    click.option("--search-console-env", metavar="NAME",
+                  help="Read the service account key's JSON from this environment variable."),
+    click.option("--search-console-endpoint", default=DEFAULT_SEARCH_CONSOLE_ENDPOINT,
+                  show_default=True, metavar="URL",
+                  help="The Search Console API's root (another one for tests)."),
+    click.option("--fail-on-submit", is_flag=True,
+                  help="Exit 9 when the submission to Search Console fails (by default it "
+                  "is a warning: the sitemaps are published either way)."),
     click.option("--drop-duplicates/--keep-duplicates", "drop_duplicates", default=None,
                   help="Pages with the same body at several URLs (/ and /index.html) are "
                   "listed once by default: the one with the fewest path segments, then "

@@ -72,6 +72,7 @@ from sitemap_writer import (
 
 if TYPE_CHECKING:
     from crawler.cli.indexnow_run import IndexNowPlan
+    from crawler.cli.search_console_run import SearchConsolePlan
 
 _ABSOLUTE_OR_PATH = re.compile(r"(https?://[^\s\"<>]+|/[^\s\"<>]*)\Z", re.IGNORECASE)
 
@@ -143,6 +144,10 @@ def _crawl_and_write(
     indexnow_key_location: str | None = None,
     indexnow_all: bool = False,
     indexnow_dry_run: bool = False,
+    search_console_key: Path | None = None,
+    search_console_env: str | None = None,
+    search_console_endpoint: str = "",
+    fail_on_submit: bool = False,
     **crawl_options: Any,
 ) -> int:
     indexnow = None
@@ -153,6 +158,12 @@ def _crawl_and_write(
         indexnow = indexnow_plan(indexnow_key, indexnow_env, indexnow_endpoint, indexnow_all,
                                  indexnow_dry_run, indexnow_key_location,
                                  crawl_options.get("state_path"))
+    console = None
+    if search_console_key is not None or search_console_env is not None or fail_on_submit:
+        from crawler.cli.search_console_run import search_console_plan  # only when asked
+
+        console = search_console_plan(search_console_key, search_console_env,
+                                      search_console_endpoint, fail_on_submit)
     publication = parse_news(news)
     sections = parse_sections(section, sections_mode)
     crawl_options["news"] = publication is not None
@@ -191,7 +202,7 @@ def _crawl_and_write(
                                  max_urls=max_urls_per_sitemap, max_bytes=max_bytes_per_sitemap,
                                  compressed=compressed, report_files=report_files,
                                  allow_shrink=allow_shrink, publication=publication,
-                                 indexnow=indexnow,
+                                 indexnow=indexnow, console=console,
                                  extras=_Extras(scope, hreflang_external, stylesheet,
                                                 drop_duplicates is not False, sections))
     except OutputError as exc:
@@ -213,7 +224,8 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
                   base: str, max_urls: int, max_bytes: int, compressed: bool,
                   report_files: tuple[Path, ...], allow_shrink: bool, extras: _Extras,
                   publication: tuple[str, str] | None = None,
-                  indexnow: IndexNowPlan | None = None) -> int:
+                  indexnow: IndexNowPlan | None = None,
+                  console: SearchConsolePlan | None = None) -> int:
     """Crawl, then publish; runs while this process holds the output directory."""
     started = time.monotonic()
     result = run(display, config)
@@ -322,6 +334,14 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
         print_summary(display, result, written, time.monotonic() - started, out_dir)
         if sections is not None and sections.note:
             display.console.print(sections.note, markup=False)
+    submitted = 0
+    if console is not None:
+        from crawler.cli.search_console_run import submit
+        from crawler.http.address_rule import rule_for_config
+
+        submitted = submit(console, written.index_url, config.user_agent,
+                           lambda line: display.console.print(line, markup=False)
+                           if not quiet else None, rule_for_config(config))
     if indexnow is not None and previous is not None:
         from crawler.cli.indexnow_run import announce
         from crawler.http.address_rule import rule_for_config
@@ -332,10 +352,10 @@ def _crawl_locked(display: CrawlDisplay, config: CrawlConfig, *, quiet: bool, ou
                 (lambda: sitemap_entries(listed, alternates, hints)) if spilled else
                 (lambda: entries), base, config.user_agent,
                 lambda line: display.console.print(line, markup=False) if not quiet else None,
-                rule_for_config(config)) or internal_errors(result)
+                rule_for_config(config)) or submitted or internal_errors(result)
         finally:
             previous.close()
-    return internal_errors(result)
+    return submitted or internal_errors(result)
 
 
 def _how_to_resume(state_path: str | None) -> str:

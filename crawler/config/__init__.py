@@ -26,6 +26,7 @@ DEFAULT_CONCURRENCY = 8
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_USER_AGENT = f"sitemap-crawler/{__version__}"
 DEFAULT_INDEXNOW_ENDPOINT = "https://api.indexnow.org/indexnow"  # --indexnow-endpoint
+DEFAULT_SEARCH_CONSOLE_ENDPOINT = "https://www.googleapis.com/webmasters/v3/"  # its API root
 DEFAULT_MAX_PAGE_BYTES = 10 * 1024 * 1024
 DEFAULT_RETRIES = 2
 DEFAULT_MAX_RETRY_AFTER = 120.0
