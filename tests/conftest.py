@@ -30,6 +30,13 @@ NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9",
       "image": "http://www.google.com/schemas/sitemap-image/1.1"}
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: two test processes a core. Most tests wait on a server or a CLI
+    subprocess; with one a core the machine idled a third of the time (2 cores: the
+    suite took 600 s on two processes, 420 s on four, no faster on six)."""
+    return 2 * (os.cpu_count() or 1)
+
+
 @pytest.fixture(autouse=True)
 def _no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests talk to 127.0.0.1 only: never through a proxy from the environment."""

@@ -126,10 +126,11 @@ def kill_and_resume(tmp_path: Path, kills: int, seed: int,
 
 
 @pytest.mark.timeout(900)
-def test_eight_kills_then_the_same_sitemap(tmp_path: Path) -> None:
-    """Eight kills keep the suite inside its ten minutes; the marathon (below) is the
-    long run, and KILL_COUNT sets another number here."""
-    kills = int(os.environ.get("KILL_COUNT", "8"))
+def test_kills_then_the_same_sitemap(tmp_path: Path) -> None:
+    """Four kills (at random moments of seeded runs: start-up, crawl, commit, publish)
+    keep the suite inside its five minutes; the marathon (below) is the long run, and
+    KILL_COUNT sets another number here."""
+    kills = int(os.environ.get("KILL_COUNT", "4"))
     figures = kill_and_resume(tmp_path, kills, SEED)
     assert figures["kills"] >= kills and figures["redownloaded"] == 0
 
@@ -138,8 +139,8 @@ def test_eight_kills_then_the_same_sitemap(tmp_path: Path) -> None:
 def test_kills_with_two_workers_then_the_same_sitemap(tmp_path: Path) -> None:
     """The coordinator killed under its worker processes: they leave with it (their
     socket closes), and the resumed runs end on the one-worker crawl's sitemap."""
-    figures = kill_and_resume(tmp_path, 3, SEED + 1, ("--workers", "2"))
-    assert figures["kills"] >= 3 and figures["redownloaded"] == 0
+    figures = kill_and_resume(tmp_path, 2, SEED + 1, ("--workers", "2"))
+    assert figures["kills"] >= 2 and figures["redownloaded"] == 0
 
 
 @pytest.mark.marathon
