@@ -87,7 +87,11 @@ def write_report_html(out: TextIO, document: dict[str, Any],
              '<section class="cards" id="summary">']
     parts += [f'<div class="card"><b data-count="{_e(label)}">{value:,}</b>'
               f"<span>{_e(label)}</span></div>" for label, value in cards]
-    parts.append("</section><section class=\"charts\">")
+    parts.append("</section>")
+    if sections := document.get("sections"):  # crawl --section / --sections auto
+        parts.append('<p id="sections">Sitemap sections: ' + " · ".join(
+            f"{_e(name)} {count:,}" for name, count in sections.items()) + "</p>")
+    parts.append('<section class="charts">')
     parts += [_bar_chart(title, counts) for title, counts in charts]
     parts.append("</section>")
     for name in FINDINGS:

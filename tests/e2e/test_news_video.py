@@ -89,3 +89,24 @@ def test_a_bad_news_option_is_one_line_and_exit_2(tmp_path: Path, value: str) ->
     assert run.code == 2, run.stderr
     assert len(run.stderr.strip().splitlines()) == 1
     assert "must be NAME=LANG" in run.stderr
+
+
+def test_sections_keep_videos_in_their_shards_and_news_in_one_file(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    with RunningServer("media") as site:
+        run = run_cli("crawl", site.url + "/", "--out", str(out), "--videos", "--no-gzip",
+                      "--news", "Harbour Gazette=en", "--section", "watch=/watch.html",
+                      "--section", "news=/*y*.html")
+    assert run.code == 0, run.stderr
+    written = read_sitemaps(out, site.url + "/", videos=True)
+    assert len(written.locs) == 7
+    assert sorted(path.name for path in out.glob("sitemap-*")) == [
+        "sitemap-news-00001.xml", "sitemap-news.xml", "sitemap-other-00001.xml",
+        "sitemap-watch-00001.xml"]
+    watch = etree.parse(str(out / "sitemap-watch-00001.xml")).getroot()
+    assert len(watch.findall("sm:url/video:video", NEWS)) == 1
+    news = etree.parse(str(out / "sitemap-news.xml")).getroot()
+    Schemas("sitemap-news-set").assertValid(news)
+    assert len(news.findall("sm:url", NEWS)) == 2  # one file, whichever sections hold them
+    index = (out / "sitemap_index.xml").read_text()
+    assert index.count("<sitemap>") == 4

@@ -35,7 +35,8 @@ def test_three_sections_each_sharded_alone_the_union_is_the_whole(tmp_path: Path
         base = site.url + "/"
         assert run_cli("crawl", base, "--out", str(whole)).code == 0
         run = run_cli("crawl", base, "--out", str(split), "--report",
-                      str(tmp_path / "r.json"), *SECTIONS, "--max-urls-per-sitemap", "3")
+                      str(tmp_path / "r.json"), "--report", str(tmp_path / "r.html"),
+                      *SECTIONS, "--max-urls-per-sitemap", "3")
         assert run.code == 0, run.stderr
         written = read_sitemaps(split, base)  # every shard valid against the schemas
         one = read_sitemaps(whole, base)
@@ -63,6 +64,8 @@ def test_three_sections_each_sharded_alone_the_union_is_the_whole(tmp_path: Path
     assert "sections: blog 4, products 5, docs 3, other 2" in run.stderr
     assert json.loads((tmp_path / "r.json").read_text())["sections"] == {
         "blog": 4, "products": 5, "docs": 3, "other": 2}
+    assert ("Sitemap sections: blog 4 · products 5 · docs 3 · other 2"
+            in (tmp_path / "r.html").read_text())
     assert not list(split.glob("sitemap-0*"))  # the unsectioned shards are not written
 
 
