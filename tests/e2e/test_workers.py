@@ -399,9 +399,10 @@ def test_auto_adds_workers_when_the_crawl_is_large_and_busy(tmp_path: Path) -> N
     workers mid-crawl, and writes what one process writes; the workers fetch the
     pages after the switch (each on its own connection)."""
     with RunningServer("many") as site:
-        # --rate: 31 pages take two seconds, time for the workers to start and work
+        # --rate: 31 pages take four seconds, time for the workers to start and work
+        # (two seconds were not always enough with the suite on four processes)
         run = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "auto"),
-                      "--concurrency", "2", "--rate", "15",
+                      "--concurrency", "2", "--rate", "8",
                       env_extra={"SITEMAP_CRAWLER_AUTO_WORKERS": "4,0,0,2,2"})
         connections = site.connections
         one = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "one"), "--workers", "1")
