@@ -23,7 +23,8 @@ from crawler.page.client_rendered import client_rendered
 from crawler.page.custom_extract import Rule, extract_values
 from crawler.page.fingerprint import fingerprint
 from crawler.page.page_facts import Facts, meta_description, page_facts
-from crawler.urls.normalize import PageLinks, resolve_link
+from crawler.urls.normalize import resolve_link
+from crawler.urls.page_links import PageLinks
 from crawler.urls.robots import Directives, meta_directives
 
 if TYPE_CHECKING:  # read only with --news, --videos or an audit: imported then

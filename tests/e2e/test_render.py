@@ -365,7 +365,7 @@ def test_our_disabled_features_keep_the_ones_playwright_disables() -> None:
     # own, whatever the installed Playwright's are (read from the browser's argv)
     from playwright.sync_api import sync_playwright
 
-    from crawler.render.renderer import FLAGS
+    from crawler.render.flags import FLAGS
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium_path(), args=FLAGS)
         try:
@@ -392,7 +392,7 @@ def _tracked_page(answer: Callable[[Route], None]) -> Iterator[Page]:
     """A page that ``answer`` serves, in headless Chromium with the settle tracker."""
     from playwright.sync_api import sync_playwright
 
-    from crawler.render.renderer import FLAGS
+    from crawler.render.flags import FLAGS
     from crawler.render.settle import TRACKER
 
     with sync_playwright() as playwright:

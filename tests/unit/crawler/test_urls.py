@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from crawler.frontier.frontier import Frontier
 from crawler.frontier.job import Job
-from crawler.urls.normalize import PageLinks, normalize_url, remove_dot_segments, resolve_link
+from crawler.urls.normalize import normalize_url, remove_dot_segments, resolve_link
+from crawler.urls.page_links import PageLinks
 
 BASE = "http://a/b/c/d;p?q"
 
@@ -73,29 +74,29 @@ def test_absolute_path_links_are_remembered_per_origin_and_within_bounds(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A "/..." href is answered from what an earlier page of the same origin found;
     another origin, or another port, has answers of its own; the memory is bounded."""
-    import crawler.urls.normalize as normalize
+    import crawler.urls.page_links as links
 
-    monkeypatch.setattr(normalize, "_ROOTED", {})
-    monkeypatch.setattr(normalize, "_rooted_kept", 0)
-    monkeypatch.setattr(normalize, "_PAGE_CACHE_MAX", 3)
-    monkeypatch.setattr(normalize, "_ROOTED_ORIGINS", 2)
+    monkeypatch.setattr(links, "_ROOTED", {})
+    monkeypatch.setattr(links, "_rooted_kept", 0)
+    monkeypatch.setattr(links, "_PAGE_CACHE_MAX", 3)
+    monkeypatch.setattr(links, "_ROOTED_ORIGINS", 2)
     assert PageLinks("http://a/x/y.html").resolve("/p.html?q=1#f") == "http://a/p.html?q=1"
     assert PageLinks("http://a/z/").resolve("/p.html?q=1#f") == "http://a/p.html?q=1"
     assert PageLinks("http://a:8080/").resolve("/p.html?q=1#f") == "http://a:8080/p.html?q=1"
-    assert normalize._ROOTED == {"http://a": {"/p.html?q=1#f": "http://a/p.html?q=1"},
+    assert links._ROOTED == {"http://a": {"/p.html?q=1#f": "http://a/p.html?q=1"},
                                  "http://a:8080": {"/p.html?q=1#f": "http://a:8080/p.html?q=1"}}
     page = PageLinks("http://a/")
     for name in ("b", "c", "d"):
         assert page.resolve(f"/{name}") == f"http://a/{name}"
-    assert len(normalize._ROOTED["http://a"]) <= 3  # cleared when full, then refilled
+    assert len(links._ROOTED["http://a"]) <= 3  # cleared when full, then refilled
     assert page.resolve("/b") == "http://a/b"
     PageLinks("https://third/")  # a third origin: the origins' answers start again
-    assert list(normalize._ROOTED) == ["https://third"]
+    assert list(links._ROOTED) == ["https://third"]
     # what is not joined directly is never remembered here: "//host", dot segments
     assert page.resolve("//other/x") == "http://other/x"
     assert page.resolve("/a/../b") == "http://a/b"
-    assert "//other/x" not in normalize._ROOTED.get("http://a", {})
-    assert "/a/../b" not in normalize._ROOTED.get("http://a", {})
+    assert "//other/x" not in links._ROOTED.get("http://a", {})
+    assert "/a/../b" not in links._ROOTED.get("http://a", {})
 
 
 JOIN_ORIGINS = ["http://h", "https://h:8443", "http://127.0.0.1", "http://127.0.0.1:8080",
@@ -123,11 +124,12 @@ def test_long_hrefs_are_answered_but_never_kept(monkeypatch: pytest.MonkeyPatch)
     """A hostile site's pages of long, unique links must not fill the resolution
     caches (tens of thousands of answers each): such hrefs are resolved each time."""
     import crawler.urls.normalize as normalize
+    import crawler.urls.page_links as links
 
     for name in ("_ROOTED", "_NEARBY", "_ELSEWHERE", "_PAGE_CACHE"):
-        monkeypatch.setattr(normalize, name, {})
-    monkeypatch.setattr(normalize, "_rooted_kept", 0)
-    monkeypatch.setattr(normalize, "_nearby_kept", 0)
+        monkeypatch.setattr(links, name, {})
+    monkeypatch.setattr(links, "_rooted_kept", 0)
+    monkeypatch.setattr(links, "_nearby_kept", 0)
     normalize._join_kept.cache_clear()
     normalize._absolute_kept.cache_clear()
     tail = "x" * 600
@@ -137,16 +139,16 @@ def test_long_hrefs_are_answered_but_never_kept(monkeypatch: pytest.MonkeyPatch)
              f"//other.example/{tail}", f"c/./{tail}"]
     for href in hrefs:
         assert PageLinks(base).resolve(href) == resolve_link(base, href), href
-    assert normalize._ROOTED.get("http://h", {}) == {}
-    assert normalize._NEARBY == {} and normalize._ELSEWHERE == {}
-    assert normalize._PAGE_CACHE == {}
+    assert links._ROOTED.get("http://h", {}) == {}
+    assert links._NEARBY == {} and links._ELSEWHERE == {}
+    assert links._PAGE_CACHE == {}
     assert normalize._join_kept.cache_info().currsize == 0
     assert normalize._absolute_kept.cache_info().currsize == 0
     # short ones are still kept, and the answers in all origins together are bounded
-    monkeypatch.setattr(normalize, "_PAGE_CACHE_MAX", 4)
+    monkeypatch.setattr(links, "_PAGE_CACHE_MAX", 4)
     for number in range(10):
         PageLinks(f"http://o{number}.example/").resolve("/short.html")
-    assert sum(map(len, normalize._ROOTED.values())) <= 4
+    assert sum(map(len, links._ROOTED.values())) <= 4
 
 
 def test_relative_links_are_remembered_per_directory_and_within_bounds(
@@ -154,44 +156,44 @@ def test_relative_links_are_remembered_per_directory_and_within_bounds(
     """A relative href is answered from what an earlier page of the same directory
     found, whatever the page's name or query; another directory, origin or port has
     answers of its own; the answers kept are bounded in all."""
-    import crawler.urls.normalize as normalize
+    import crawler.urls.page_links as links
 
-    monkeypatch.setattr(normalize, "_NEARBY", {})
-    monkeypatch.setattr(normalize, "_nearby_kept", 0)
-    monkeypatch.setattr(normalize, "_PAGE_CACHE_MAX", 3)
+    monkeypatch.setattr(links, "_NEARBY", {})
+    monkeypatch.setattr(links, "_nearby_kept", 0)
+    monkeypatch.setattr(links, "_PAGE_CACHE_MAX", 3)
     assert PageLinks("http://a/d/x.html").resolve("../y.html#f") == "http://a/y.html"
-    assert normalize._NEARBY["http://a/d/"] == {"../y.html#f": "http://a/y.html"}
+    assert links._NEARBY["http://a/d/"] == {"../y.html#f": "http://a/y.html"}
     assert PageLinks("http://a/d/z.html?q=1").resolve("../y.html#f") == "http://a/y.html"
     assert PageLinks("http://a/d/e/").resolve("../y.html#f") == "http://a/d/y.html"
     assert PageLinks("http://a:81/d/").resolve("../y.html#f") == "http://a:81/y.html"
-    assert normalize._NEARBY["http://a:81/d/"] == {"../y.html#f": "http://a:81/y.html"}
+    assert links._NEARBY["http://a:81/d/"] == {"../y.html#f": "http://a:81/y.html"}
     page = PageLinks("http://a/d/x.html")
     for name in ("b", "c", "d", "e"):
         assert page.resolve(f"{name}.html") == f"http://a/d/{name}.html"
     # forgotten when full: the answers and the directories holding them count
-    assert sum(map(len, normalize._NEARBY.values())) + len(normalize._NEARBY) <= 3
+    assert sum(map(len, links._NEARBY.values())) + len(links._NEARBY) <= 3
     assert page.resolve("b.html") == "http://a/d/b.html"
     for number in range(10):  # pages of directories with no relative href keep nothing
         PageLinks(f"http://a/many/{number}/").resolve("/rooted.html")
-    assert not any(key.startswith("http://a/many/") for key in normalize._NEARBY)
-    assert normalize._NO_ANSWERS == {}
+    assert not any(key.startswith("http://a/many/") for key in links._NEARBY)
+    assert links._NO_ANSWERS == {}
     # what depends on the page itself, or is not a plain path, is never kept here
     for href in ("?q", "x:y", "a/../b", " c.html"):
         page.resolve(href)
-    assert not {"?q", "x:y", "a/../b", " c.html"} & set(normalize._NEARBY["http://a/d/"])
+    assert not {"?q", "x:y", "a/../b", " c.html"} & set(links._NEARBY["http://a/d/"])
 
 
 def test_absolute_urls_no_page_changes_are_remembered_by_href(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    import crawler.urls.normalize as normalize
+    import crawler.urls.page_links as links
 
-    monkeypatch.setattr(normalize, "_ELSEWHERE", {})
+    monkeypatch.setattr(links, "_ELSEWHERE", {})
     for base in ("http://a/x.html", "https://b/d/"):
         page = PageLinks(base)
         assert page.resolve("HTTPS://Other.example/p?q#f") == "https://other.example/p?q"
         assert page.resolve("mailto:someone@example.com") is None
         assert page.resolve("javascript:void(0)") is None
-    assert normalize._ELSEWHERE == {"HTTPS://Other.example/p?q#f": "https://other.example/p?q",
+    assert links._ELSEWHERE == {"HTTPS://Other.example/p?q#f": "https://other.example/p?q",
                                     "mailto:someone@example.com": None,
                                     "javascript:void(0)": None}
     # read against the page (RFC 3986's backward-compatible reading), so never kept
@@ -200,7 +202,7 @@ def test_absolute_urls_no_page_changes_are_remembered_by_href(
     assert PageLinks("https://a/x.html").resolve("https:") == "https://a/x.html"
     assert PageLinks("http://a/x.html").resolve("https:") == resolve_link("http://a/x.html",
                                                                            "https:")
-    assert not {"http:y.html", "https:"} & set(normalize._ELSEWHERE)
+    assert not {"http:y.html", "https:"} & set(links._ELSEWHERE)
 
 
 @pytest.mark.parametrize(("base", "href", "expected"), [

@@ -17,7 +17,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from crawler.urls.normalize import PageLinks, normalize_url, resolve_link
+from crawler.urls.normalize import normalize_url, resolve_link
+from crawler.urls.page_links import PageLinks
 
 # RFC 3986 §3, for http(s) URIs without fragment, as this project writes them
 _PCT, _UNRESERVED, _SUB = r"%[0-9A-F]{2}", r"[A-Za-z0-9\-._~]", r"[!$&'()*+,;=]"
