@@ -119,6 +119,8 @@ def _preload() -> None:
 
 
 def main() -> None:
+    # as ``python -m crawler`` run in the checkout: its modules before any installed copy
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     _preload()
     requests_in, replies_out = sys.stdin.buffer, sys.stdout.buffer
     wake_read, wake_write = os.pipe()
