@@ -114,8 +114,9 @@ CRAWL_OPTIONS = [
     click.option("--max-page-bytes", type=int, default=DEFAULT_MAX_PAGE_BYTES, show_default=True,
                   help="Larger pages (after decompression) are recorded as too large."),
     click.option("--max-parse-seconds", type=FINITE, default=DEFAULT_MAX_PARSE_SECONDS,
-                  show_default=True, help="A page not read within this (lexbor is "
-                  "quadratic on some broken HTML) is recorded as parse-timeout."),
+                  show_default=True, help="A page not read within this many seconds of "
+                  "CPU (lexbor is quadratic on some broken HTML; at most four times as many "
+                  "of wall time) is recorded as parse-timeout."),
     click.option("--retries", type=int, default=DEFAULT_RETRIES, show_default=True,
                   help="Retries for timeouts, connection errors, 429 and 5xx."),
     click.option("--rate", type=FINITE, help="At most this many requests per second."),

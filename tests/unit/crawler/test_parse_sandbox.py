@@ -95,3 +95,27 @@ def test_frames_cut_anywhere_come_out_whole_and_in_order() -> None:
             del buffer[:used]  # no view of the buffer outlives the call
             got += [pickle.loads(frame) for frame in frames]
         assert got == batches and not buffer, cut
+
+
+def _read_busy_or_waiting(response: Response, depth: int, now: datetime,
+                          rendered: bool) -> PageOutcome:
+    if response.url.endswith("/waits"):  # a child the machine gives no CPU for 2 s
+        time.sleep(2.0)
+    if response.url.endswith("/spins"):  # a page that costs the parser CPU without end
+        ends = time.monotonic() + 30
+        while time.monotonic() < ends:
+            pass
+    return read_page(response, depth, "sitemap-crawler", now)
+
+
+def test_the_budget_is_the_childs_cpu_so_a_busy_machine_fails_no_page() -> None:
+    """On a loaded machine the child gets a fraction of a core: a page it reads within
+    its budget of CPU is read, however long the wall clock says it took (up to four
+    budgets); a page that spends the budget on CPU is cut as soon as it has."""
+    started = time.monotonic()
+    outcomes, restarts = _read_together(_read_busy_or_waiting, ["/waits", "/spins", "/p"])
+    assert outcomes["/waits"].record.error is None
+    assert outcomes["/spins"].record.error is ErrorKind.PARSE_TIMEOUT
+    assert outcomes["/p"].record.error is None
+    assert restarts == 1
+    assert time.monotonic() - started < 8  # the spinning page cut near its 1 s of CPU
