@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -173,3 +174,47 @@ def test_sections_auto_on_a_flat_site_writes_one_sitemap_and_says_why(tmp_path: 
     assert run.code == 0, run.stderr
     assert (out / "sitemap-00001.xml.gz").is_file()
     assert "--sections auto: one sitemap; no two first path segments hold 1 %" in run.stderr
+
+
+PG_DOCS = Path("/usr/share/doc/postgresql-doc-15/html")  # Debian's postgresql-doc-15
+
+
+def test_sections_auto_on_the_postgresql_docs_is_one_sitemap(tmp_path: Path) -> None:
+    """The sections a person would choose (docs/pages/scheduled.md): none on the
+    PostgreSQL docs, whose 1,169 pages all sit at the top of one folder."""
+    if not PG_DOCS.is_dir():
+        if os.environ.get("SITEMAP_CRAWLER_REQUIRE_PG_DOCS"):
+            pytest.fail("the PostgreSQL docs are required here (SITEMAP_CRAWLER_REQUIRE_PG_DOCS)"
+                        " but not installed: apt-get install postgresql-doc-15")
+        pytest.skip("no PostgreSQL docs: apt-get install postgresql-doc-15 (CI installs it)")
+    with RunningServer(PG_DOCS) as site:
+        run = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "pg"), "--sections",
+                      "auto", default_duplicates=True, timeout=240)
+    assert run.code == 0, run.stderr
+    assert "--sections auto: one sitemap; no two first path segments hold 1 %" in run.stderr
+    assert ": 1169 listed" in run.stderr
+    assert sorted(path.name for path in (tmp_path / "pg").glob("sitemap-*")) == [
+        "sitemap-00001.xml.gz"]
+
+
+@pytest.mark.marathon
+@pytest.mark.timeout(600)
+def test_sections_auto_on_s10k(tmp_path: Path) -> None:
+    """s10k, the bench's synthetic site (100 folders of about 100 pages): one section a
+    folder, the home page apart. 200 MB served by the test server: a long run
+    (``-m marathon``); bench/sections_auto.py measures the same over nginx, and
+    test_sections_auto_splits_by_first_segment shows it on 400 pages in the suite."""
+    site_dir = tmp_path / "s10k"
+    bench = Path(__file__).resolve().parents[2] / "bench" / "gen_site.py"
+    subprocess.run([sys.executable, str(bench), "--pages", "10000", "--seed", "1", "--out",
+                    str(site_dir)], check=True, capture_output=True)
+    with RunningServer(site_dir) as site:
+        run = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "out"), "--sections",
+                      "auto", "--report", str(tmp_path / "r.json"), "--concurrency", "16",
+                      default_duplicates=True, timeout=540)
+    assert run.code == 0, run.stderr
+    sections = json.loads((tmp_path / "r.json").read_text())["sections"]
+    folders = sorted(path.name for path in site_dir.iterdir() if path.is_dir())
+    assert len(folders) == 100
+    assert sorted(sections) == sorted([*folders, "other"])  # s0000's 99 pages included
+    assert sections["other"] == 1 and sum(sections.values()) == 10_000
