@@ -192,8 +192,13 @@ for second in (False, True):
         os.environ.pop("NO_PROXY", None)
         os.environ["http_proxy"] = proxy
     done = asyncio.run(crawl(CrawlConfig(start_url=url, workers=2, concurrency=4)))
-    children = [int(child) for task in os.listdir("/proc/self/task")
-                for child in open(f"/proc/self/task/{task}/children").read().split()]
+    children = []
+    for task in os.listdir("/proc/self/task"):
+        try:
+            listed = open(f"/proc/self/task/{task}/children").read()
+            children += [int(child) for child in listed.split()]
+        except FileNotFoundError:  # a thread that ended since the listing
+            pass
     servers = [child for child in children
                if b"forkserver" in open(f"/proc/{child}/cmdline", "rb").read()]
     print(sum(1 for record in done.records if record.status == 200), len(servers), flush=True)
