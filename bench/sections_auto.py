@@ -20,6 +20,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from results_file import emit
+
 from bench import WORK, Nginx, ensure_nginx, prepare
 
 _LOC = re.compile(rb"<loc>([^<]+)</loc>")
@@ -81,9 +83,7 @@ def main() -> None:
         print(f"{corpus}: {len(plain)} URLs; sections: {shown or 'none (one sitemap)'}{more}; "
               f"same URLs: {row['same_urls']}; CPU {plain_cpu:.2f} s plain, "
               f"{split_cpu:.2f} s with --sections auto")
-        if args.json is not None:
-            with args.json.open("a") as handle:
-                handle.write(json.dumps(row) + "\n")
+        emit([row], str(args.json) if args.json is not None else None)
 
 
 if __name__ == "__main__":

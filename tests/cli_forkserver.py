@@ -29,17 +29,11 @@ import sys
 import threading
 import traceback
 
-# What a crawl or an audit imports on its way (the rest is imported by whichever run
-# first needs it, and then by its child only).
+# The libraries a run loads lazily (every module of ours is imported by _preload).
 PRELOAD = (
-    "crawler.cli.launch", "crawler.cli.commands", "crawler.cli.run", "crawler.cli.crawl_run",
-    "crawler.cli.audit_run", "crawler.cli.wiring", "crawler.cli.progress",
-    "crawler.engine.coordinator", "crawler.engine.start_up", "crawler.http.fetch",
-    "crawler.http.guarded", "crawler.audit.findings", "crawler.audit.report",
-    "crawler.audit.report_html", "crawler.page.read", "crawler.store.state",
-    "sitemap_writer.writer", "sitemap_writer.reader", "httpx", "aiohttp", "anyio",
-    "selectolax.lexbor", "rich.console", "rich.live", "protego", "tldextract", "lxml.etree",
-    "anyio._backends._asyncio", "anyio.streams.memory", "anyio.streams.tls", "ctypes",
+    "httpx", "aiohttp", "anyio", "anyio._backends._asyncio", "anyio.streams.memory",
+    "anyio.streams.tls", "selectolax.lexbor", "rich.console", "rich.live", "protego",
+    "tldextract", "lxml.etree", "ctypes",
 )
 
 
@@ -100,8 +94,8 @@ def _flush() -> None:
 
 
 def _preload() -> None:
-    """Every module of ours (a run imports the rest of its modules lazily: 70 ms a run
-    that each child would pay again), and the libraries above; not pyarrow, whose
+    """Every module of ours (a run imports most of them lazily: 70 ms a run that each
+    child would pay again), and the libraries above; not pyarrow, whose
     import starts threads (a process forked after that may inherit a held lock)."""
     import pkgutil
 

@@ -218,3 +218,15 @@ def test_sections_auto_on_s10k(tmp_path: Path) -> None:
     assert len(folders) == 100
     assert sorted(sections) == sorted([*folders, "other"])  # s0000's 99 pages included
     assert sections["other"] == 1 and sum(sections.values()) == 10_000
+
+
+def test_sections_from_a_config_file(tmp_path: Path) -> None:
+    config = tmp_path / "site.toml"
+    with RunningServer("sections") as site:
+        config.write_text(f'start-url = "{site.url}/"\nout = "out"\n'
+                          'section = ["docs=/docs/*", "blog=/blog/*"]\n')
+        run = run_cli("crawl", "--config", str(config))
+    assert run.code == 0, run.stderr
+    assert "sections: docs 3, blog 4, other 7" in run.stderr
+    assert sorted(path.name for path in (tmp_path / "out").glob("sitemap-*")) == [
+        "sitemap-blog-00001.xml.gz", "sitemap-docs-00001.xml.gz", "sitemap-other-00001.xml.gz"]
