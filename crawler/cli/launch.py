@@ -67,6 +67,22 @@ def main() -> NoReturn:
         run()
     except (_Stopped, KeyboardInterrupt):
         _interrupted()
+    except Exception as exc:
+        if _stopped_within(exc):  # Python wrapped the stop (a class statement's
+            _interrupted()        # __set_name__ raises RuntimeError from it)
+        raise
+
+
+def _stopped_within(exc: BaseException) -> bool:
+    """Whether a stop is what caused ``exc``, however deep Python wrapped it."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, _Stopped | KeyboardInterrupt):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def _interrupted() -> NoReturn:

@@ -44,3 +44,26 @@ def test_anywhere_else_it_stops_the_import_at_once(monkeypatch: pytest.MonkeyPat
         launch._stop(signal.SIGTERM, sys._getframe())
     with pytest.raises(launch._Stopped):  # a function of ours called cb is not importlib's
         launch._stop(signal.SIGTERM, _frame_named("cb", __file__))
+
+
+def test_a_stop_inside_a_class_statement_is_still_the_interrupted_exit(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Seen in CI: the SIGTERM landed in a dataclass field's ``__set_name__``, which
+    Python wraps: ``RuntimeError: Error calling __set_name__ ...`` from the stop. It
+    must end as every stop during start-up does, exit 130 with its one line."""
+    import crawler.cli.commands as commands
+
+    class Stopping:
+        def __set_name__(self, owner: type, name: str) -> None:
+            raise launch._Stopped
+
+    def run() -> None:
+        type("SeedCounts", (), {"refused_examples": Stopping()})
+
+    monkeypatch.setattr(commands, "main", run)
+    monkeypatch.setattr(sys, "argv", ["sitemap-crawler", "crawl", "http://s.test/"])
+    monkeypatch.setattr("signal.signal", lambda *_args: None)
+    with pytest.raises(SystemExit) as ended:
+        launch.main()
+    assert ended.value.code == 130
+    assert "interrupted before the crawl began" in capsys.readouterr().err
