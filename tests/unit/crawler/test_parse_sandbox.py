@@ -111,11 +111,12 @@ def _read_busy_or_waiting(response: Response, depth: int, now: datetime,
 def test_the_budget_is_the_childs_cpu_so_a_busy_machine_fails_no_page() -> None:
     """On a loaded machine the child gets a fraction of a core: a page it reads within
     its budget of CPU is read, however long the wall clock says it took (up to four
-    budgets); a page that spends the budget on CPU is cut as soon as it has."""
+    budgets); a page that spends the budget on CPU is cut once it has (within four
+    budgets of wall time: how soon depends on the CPU the machine gives it)."""
     started = time.monotonic()
     outcomes, restarts = _read_together(_read_busy_or_waiting, ["/waits", "/spins", "/p"])
     assert outcomes["/waits"].record.error is None
     assert outcomes["/spins"].record.error is ErrorKind.PARSE_TIMEOUT
     assert outcomes["/p"].record.error is None
     assert restarts == 1
-    assert time.monotonic() - started < 8  # the spinning page cut near its 1 s of CPU
+    assert time.monotonic() - started < 25  # cut, not waited out (its spin lasts 30 s)
