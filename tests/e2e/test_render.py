@@ -234,23 +234,43 @@ def test_two_workers_render_the_same_site(tmp_path: Path) -> None:
     assert locs == sorted(APP_PAGES + SERVER_RENDERED)
 
 
-def _browsers() -> set[int]:
-    """Chromium and Playwright driver processes now running."""
+def _profiles(pids: set[int]) -> set[bytes]:
+    """The ``--user-data-dir`` each of these Chromium processes names: every process of
+    one browser names its own, so one found orphaned later is told apart from the
+    browsers other tests (in this process or beside it) have running."""
     found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                command = (entry / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if b"chrom" in command or b"run-driver" in command:
-                found.add(int(entry.name))
+    for pid in pids:
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        found |= {arg for arg in command.split(b"\0") if arg.startswith(b"--user-data-dir=")}
     return found
+
+
+def _left_of(pids: set[int], profiles: set[bytes]) -> list[bytes]:
+    """The command lines of processes still running (not zombies) that are one of
+    ``pids`` or name one of ``profiles``."""
+    left = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state != "Z" and (int(entry.name) in pids or
+                             any(profile in command for profile in profiles)):
+            left.append(command[:80])
+    return left
 
 
 @pytest.mark.parametrize("how", ["ctrl-c", "sigterm", "kill-9"])
 def test_no_browser_outlives_the_crawl(tmp_path: Path, how: str) -> None:
-    before = _browsers()
+    """Whatever stops the crawl, its driver and every process of its browser end too
+    (the processes it started are named while it runs: by ancestry, and by the browser's
+    profile folder for those that leave the tree)."""
     with RunningServer("spa") as site:
         process = subprocess.Popen(
             [sys.executable, "-m", "crawler", "crawl", site.url + "/endless.html", "--out",
@@ -258,20 +278,26 @@ def test_no_browser_outlives_the_crawl(tmp_path: Path, how: str) -> None:
              "--browser", chromium_path()],
             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             preexec_fn=ctrl_c_as_in_a_terminal)
+        ours: set[int] = set()
         deadline = time.monotonic() + 60
-        while not (_browsers() - before):  # the browser is up: rendering has begun
+        while not _renderers_under(process.pid):  # a page is rendering
             assert time.monotonic() < deadline and process.poll() is None
+            ours |= set(_processes_under(process.pid, b"chrom"))
             time.sleep(0.1)
-        time.sleep(1.5)
+        for _ in range(15):  # 1.5 s more, still naming what it starts
+            ours |= set(_processes_under(process.pid, b"chrom"))
+            ours |= set(_processes_under(process.pid, b"run-driver"))
+            time.sleep(0.1)
+        profiles = _profiles(ours)
+        assert ours and profiles, "the crawl's browser was never seen"
         process.send_signal({"ctrl-c": signal.SIGINT, "sigterm": signal.SIGTERM,
                              "kill-9": signal.SIGKILL}[how])
         process.communicate(timeout=30)
     assert process.returncode == {"ctrl-c": 130, "sigterm": 130, "kill-9": -9}[how]
     deadline = time.monotonic() + 15
-    while (left := _browsers() - before) and time.monotonic() < deadline:
+    while (left := _left_of(ours, profiles)) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not left, [Path(f"/proc/{pid}/cmdline").read_bytes()[:80] for pid in left
-                      if os.path.exists(f"/proc/{pid}")]
+    assert not left, left
 
 
 def _renderers_under(pid: int) -> list[int]:
