@@ -47,6 +47,19 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return 2 * (os.cpu_count() or 1)
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The longest tests first (``@pytest.mark.slow(SECONDS)``, about what one takes
+    beside the rest of the suite), the others in their order after them. The test
+    processes take one test at a time (``--maxschedchunk 1``), so a 50 s test starts
+    at once instead of wherever its file falls, and the suite's last minute is short
+    tests spread over every process, not one long test and three idle ones."""
+    def seconds(item: pytest.Item) -> float:
+        mark = item.get_closest_marker("slow")
+        return float(mark.args[0]) if mark is not None else 0.0
+
+    items.sort(key=seconds, reverse=True)  # stable: the rest keep their order
+
+
 @pytest.fixture(autouse=True)
 def _no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests talk to 127.0.0.1 only: never through a proxy from the environment."""

@@ -59,6 +59,7 @@ def _changes(document: dict, origin: str) -> dict[str, list]:
     return named
 
 
+@pytest.mark.slow(6)
 def test_a_second_audit_says_what_changed_in_every_format(tmp_path: Path) -> None:
     site = _site(tmp_path)
     first, second, third = (tmp_path / f"{n}.json" for n in ("first", "second", "third"))

@@ -39,6 +39,7 @@ def test_a_re_run_answered_with_304s_keeps_referrers_and_anchors(tmp_path: Path)
     assert _links(tmp_path / "second.json") == fresh
 
 
+@pytest.mark.slow(15)
 def test_a_resumed_audit_keeps_what_it_learnt_before_the_interruption(tmp_path: Path) -> None:
     routes = {"/p*": {"delay": 0.15}}
     with RunningServer("many", routes) as site:
@@ -59,6 +60,7 @@ def test_a_resumed_audit_keeps_what_it_learnt_before_the_interruption(tmp_path: 
     assert _links(report) == _links(reference)
 
 
+@pytest.mark.slow(14)
 def test_a_resumed_crawl_writes_the_whole_link_graph(tmp_path: Path) -> None:
     """--links with --resume: the pages read before the interruption keep their rows."""
     routes = {"/p*": {"delay": 0.15}}

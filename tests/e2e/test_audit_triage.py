@@ -35,6 +35,7 @@ def _audit(tmp_path: Path, *options: str) -> tuple[str, object, dict]:
     return site.url, run, json.loads(data.read_text()) if data.exists() else {}
 
 
+@pytest.mark.slow(10)
 def test_fix_first_opens_the_report_worst_first_with_why_and_how(tmp_path: Path) -> None:
     _u, run, document = _audit(tmp_path)
     assert run.code == 0, run.stderr

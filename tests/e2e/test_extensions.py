@@ -134,6 +134,7 @@ def test_images_asked_for_later_are_read_even_where_pages_answer_304(tmp_path: P
         assert site.url + "/en/" in read_sitemaps(out, site.url + "/", extensions=True).images
 
 
+@pytest.mark.slow(6)
 def test_builtin_stylesheet_shows_tables_in_a_real_browser(tmp_path: Path) -> None:
     from browser import browser_page
 

@@ -107,6 +107,7 @@ def test_a_redirect_hop_obeys_the_robots_and_pacing_of_the_origin_it_lands_on(
     assert f"{first.url}/into-secret" not in broken
 
 
+@pytest.mark.slow(10)
 def test_the_pace_rises_while_an_origin_answers_fast_and_stays_within_its_connections(
         tmp_path: Path) -> None:
     """40 links to one origin at the default pace: the first leave a second apart, then

@@ -61,6 +61,7 @@ def _hits(server: SiteServer) -> list[tuple[str, str, float]]:
     return [(hit.method, hit.path, hit.at) for hit in server.log]
 
 
+@pytest.mark.slow(7)
 def test_external_links_are_checked_once_politely(tmp_path: Path) -> None:
     context, bundle = _tls(tmp_path)
     report, state = tmp_path / "r.json", tmp_path / "state.db"

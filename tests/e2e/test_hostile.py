@@ -130,6 +130,7 @@ def test_503_with_retry_after_then_200_is_listed(tmp_path: Path) -> None:
     assert len(hits) == 2 and hits[1] - hits[0] >= 0.95
 
 
+@pytest.mark.slow(6)
 def test_429_storm_slows_the_whole_host(tmp_path: Path) -> None:
     pages = [f"/storm/{n}" for n in range(8)]
     routes = {"/": home(*pages), "/storm/*": {"behaviour": "storm", "prefix": "/storm/",
@@ -237,6 +238,7 @@ def test_a_url_found_again_while_queued_is_fetched_once(tmp_path: Path) -> None:
     assert sorted(paths) == sorted(set(paths)) and "/y" in paths
 
 
+@pytest.mark.slow(11)
 def test_page_with_100000_links(tmp_path: Path) -> None:
     body = "".join(f'<a href="/item/{n}">{n}</a>' for n in range(100_000))
     routes = {"/": {"body": f"<html><body>{body}</body></html>",

@@ -47,6 +47,7 @@ def test_hreflang_alternates_are_capped_per_page_and_none_kept_when_off(
         assert not any(path.startswith("/lang/") for path in requested)
 
 
+@pytest.mark.slow(6)
 def test_the_cookie_jar_is_capped_as_browsers_cap_it(tmp_path: Path) -> None:
     """Every page sets a new 1 KB cookie: the jar keeps the newest, at most 50 and a
     Cookie header under 8 KB (RFC 6265 §6.1's minimums, servers' header limits)."""

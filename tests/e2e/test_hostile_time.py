@@ -63,6 +63,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
+@pytest.mark.slow(6)
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_a_page_that_parses_for_seconds_is_cut_at_the_budget_and_stalls_nothing(
         tmp_path: Path, workers: str) -> None:

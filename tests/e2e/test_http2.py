@@ -12,6 +12,7 @@ from siteserver import load_site
 pytestmark = pytest.mark.timeout(90)
 
 
+@pytest.mark.slow(6)
 def test_http2_crawl_uses_one_connection_and_writes_the_same_sitemaps(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     site = load_site("basic")

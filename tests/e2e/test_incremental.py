@@ -133,6 +133,7 @@ def test_resume_needs_state_and_a_non_state_file_is_refused(tmp_path: Path):
 
 # Resuming is the state's business, not the transport's: one transport keeps the
 # suite inside its ten minutes (the kill-and-resume tests run on the default too).
+@pytest.mark.slow(17)
 @pytest.mark.parametrize("transport", ["default"], indirect=True)
 def test_interrupted_run_resumes_to_the_same_result(tmp_path: Path):
     routes = {"/p*": {"delay": 0.15}}

@@ -121,6 +121,7 @@ def test_first_run_with_all_and_a_dry_run(tmp_path: Path, endpoint: Endpoint) ->
     assert sorted(endpoint.urls()) == [u + "/", u + "/a.html"]
 
 
+@pytest.mark.slow(7)
 def test_429_and_5xx_are_retried_and_a_refusal_is_exit_7(tmp_path: Path) -> None:
     flaky, refusing = Endpoint([429, 503]), Endpoint([403])
     with RunningServer(site_copy(tmp_path)) as site:

@@ -81,6 +81,7 @@ def written(out: Path, url: str) -> list[tuple[str, str | None]]:
     return read_sitemaps(out, url + "/", extensions=True).urls
 
 
+@pytest.mark.slow(14)
 def test_ten_sites_on_two_workers_give_what_crawling_each_by_hand_gives(
         tmp_path: Path, redis_url: str) -> None:
     with ExitStack() as stack:
@@ -108,6 +109,7 @@ def test_ten_sites_on_two_workers_give_what_crawling_each_by_hand_gives(
             assert written(tmp_path / f"{name}-out", site.url) == written(by_hand, site.url)
 
 
+@pytest.mark.slow(14)
 def test_a_worker_killed_mid_crawl_loses_nothing_the_other_finishes_the_job(
         tmp_path: Path, redis_url: str) -> None:
     slow = {f"/p{n:02d}.html": {"delay": 0.3} for n in range(30)}
@@ -137,6 +139,7 @@ def test_a_worker_killed_mid_crawl_loses_nothing_the_other_finishes_the_job(
     assert written(tmp_path / "many-out", site.url) == written(by_hand, site.url)
 
 
+@pytest.mark.slow(10)
 def test_two_jobs_of_one_site_never_write_at_once_the_second_waits(
         tmp_path: Path, redis_url: str) -> None:
     slow = {f"/p{n:02d}.html": {"delay": 0.1} for n in range(30)}
@@ -170,6 +173,7 @@ def test_an_unreachable_redis_is_one_line_without_its_password(tmp_path: Path) -
     assert len(run.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow(10)
 def test_a_failing_site_is_tried_again_after_its_waits_then_listed_failed(
         tmp_path: Path, redis_url: str) -> None:
     """The documented worker retries as documented: RQ schedules a failed job's retry,

@@ -221,6 +221,7 @@ def test_crawl_compares_on_request_and_keeps_orphans_out_of_its_sitemap(
     assert refused.code == 2 and "--compare-sitemap needs --report" in refused.stderr
 
 
+@pytest.mark.slow(7)
 def test_the_comparison_in_the_html_report_in_a_real_browser(tmp_path: Path) -> None:
     from browser import browser_page
 

@@ -79,6 +79,7 @@ _PEAK = ("import resource, subprocess, sys; code = subprocess.run(sys.argv[1:]).
          "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); sys.exit(code)")
 
 
+@pytest.mark.slow(13)
 def test_an_audit_of_150000_claimed_urls_stays_small(tmp_path: Path) -> None:
     report = tmp_path / "r.json"
     with RunningServer("hostile", _site(3, 50_000)) as site:

@@ -40,6 +40,7 @@ def _leaks(outputs: list[tuple[str, bytes]]) -> list[str]:
             if secret.encode() in data]
 
 
+@pytest.mark.slow(6)
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_a_login_wall_is_crawled_with_credentials_and_no_secret_is_written(
         tmp_path: Path, transport: str, workers: str) -> None:

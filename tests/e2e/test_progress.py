@@ -17,6 +17,7 @@ from siteserver import RunningServer
 pytestmark = pytest.mark.timeout(120)
 
 
+@pytest.mark.slow(7)
 def test_progress_line_shows_elapsed_time_and_share_done(tmp_path: Path) -> None:
     with RunningServer("many", {"/p*": {"delay": 0.3}}) as site:
         leader, follower = pty.openpty()

@@ -28,6 +28,7 @@ pytestmark = pytest.mark.timeout(120)
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\r")
 
 
+@pytest.mark.slow(10)
 def test_the_external_phase_shows_its_counts_estimate_and_a_ticking_clock(
         tmp_path: Path) -> None:
     other_root = tmp_path / "other"

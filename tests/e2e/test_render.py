@@ -68,6 +68,7 @@ def _crawl(tmp_path: Path, *options: str, site_name: str = "spa",
     return site, run, sorted(locs), rows
 
 
+@pytest.mark.slow(18)
 @pytest.mark.parametrize("mode", ["always", "auto"])
 def test_rendering_lists_what_a_browser_shows(tmp_path: Path, mode: str) -> None:
     # the browser restarted every 3 pages (always), each tab closed after its page
@@ -119,6 +120,7 @@ def test_a_crawl_without_render_never_imports_playwright(tmp_path: Path) -> None
                                                              "crawler.render.renderer"))]
 
 
+@pytest.mark.slow(13)
 def test_audit_says_what_javascript_changed_in_json_csv_and_html(tmp_path: Path) -> None:
     json_report, csv_report, html_report = (tmp_path / "a.json", tmp_path / "a.csv",
                                             tmp_path / "a.html")
@@ -211,6 +213,7 @@ def test_a_browser_that_will_not_start_is_one_line_and_exit_2(tmp_path: Path) ->
     assert (previous / "sitemap_index.xml").read_text() == "kept"
 
 
+@pytest.mark.slow(11)
 def test_a_304_keeps_its_rendered_links_and_is_not_rendered_again(tmp_path: Path) -> None:
     state, out = tmp_path / "state.db", tmp_path / "out"
     with RunningServer("spa", conditional=True) as site:
@@ -229,6 +232,7 @@ def test_a_304_keeps_its_rendered_links_and_is_not_rendered_again(tmp_path: Path
     assert "18 not modified" in second.stderr or "not modified" in second.stderr
 
 
+@pytest.mark.slow(10)
 def test_two_workers_render_the_same_site(tmp_path: Path) -> None:
     _site, _run, locs, _rows = _crawl(tmp_path, *_render_args("auto"), "--workers", "2")
     assert locs == sorted(APP_PAGES + SERVER_RENDERED)
@@ -330,6 +334,7 @@ def _processes_under(pid: int, marker: bytes) -> dict[int, list[str]]:
     return found
 
 
+@pytest.mark.slow(9)
 @pytest.mark.parametrize("crashes", [1, 2])
 def test_a_crashed_browser_is_restarted_and_the_page_tried_once_more(
         tmp_path: Path, crashes: int) -> None:
@@ -368,6 +373,7 @@ def test_a_crashed_browser_is_restarted_and_the_page_tried_once_more(
 
 
 
+@pytest.mark.slow(6)
 def test_a_plain_http_site_is_rendered_over_plain_http(tmp_path: Path) -> None:
     # Chromium upgrades http:// navigations of public names on port 80 to https://
     # unless told not to (loopback and other ports are exempt, so the other tests
@@ -433,6 +439,7 @@ def _tracked_page(answer: Callable[[Route], None]) -> Iterator[Page]:
             browser.close()
 
 
+@pytest.mark.slow(6)
 def test_the_settle_wait_waits_for_a_script_request_the_crawler_has_not_heard_of() -> None:
     # The crawler counts a page's requests as the browser passes them on; on a busy
     # machine a fetch() can wait longer than the quiet period for that, and the page

@@ -63,6 +63,7 @@ document.getElementById("out").append(a);
     return site
 
 
+@pytest.mark.slow(6)
 def test_a_rendered_pages_scripts_reach_no_private_address(tmp_path: Path) -> None:
     report = tmp_path / "audit.json"
     with RunningServer(_secret(tmp_path)) as secret:
@@ -87,6 +88,7 @@ def test_a_rendered_pages_scripts_reach_no_private_address(tmp_path: Path) -> No
     assert ("http://www.public.test/", "websocket-refused") in errors, errors
 
 
+@pytest.mark.slow(10)
 def test_a_script_that_never_yields_is_stopped_at_the_render_timeout(tmp_path: Path) -> None:
     site = tmp_path / "site"
     site.mkdir()
@@ -164,6 +166,7 @@ def _peak_of_a_run(*args: str) -> tuple[int, float, str]:
     return process.returncode, peak, err
 
 
+@pytest.mark.slow(17)
 def test_a_page_that_eats_memory_dies_alone_and_the_crawl_goes_on(tmp_path: Path) -> None:
     """A page allocating 1.6 GB of JavaScript heap, and one 3.2 GB of buffers outside
     it, are each stopped at their renderer's cap (``render-errors``: out of memory);
@@ -216,6 +219,7 @@ def test_a_page_that_eats_memory_dies_alone_and_the_crawl_goes_on(tmp_path: Path
     assert peak_mb < 1500, peak_mb  # 4.8 GB asked for; the budget of two workers
 
 
+@pytest.mark.slow(7)
 @pytest.mark.parametrize("delay", [5, 0.1])
 def test_a_page_still_loading_at_the_deadline_is_a_timeout(tmp_path: Path, delay: float
                                                           ) -> None:

@@ -179,6 +179,7 @@ def test_sections_auto_on_a_flat_site_writes_one_sitemap_and_says_why(tmp_path: 
 PG_DOCS = Path("/usr/share/doc/postgresql-doc-15/html")  # Debian's postgresql-doc-15
 
 
+@pytest.mark.slow(8)
 def test_sections_auto_on_the_postgresql_docs_is_one_sitemap(tmp_path: Path) -> None:
     """The sections a person would choose (docs/pages/scheduled.md): none on the
     PostgreSQL docs, whose 1,169 pages all sit at the top of one folder."""

@@ -32,6 +32,7 @@ def _shown(output: str) -> str:
     return re.sub(r"\\\(\d+\\ pages/s", r"\\(\\d+\\ pages/s", pattern)
 
 
+@pytest.mark.slow(28)
 def test_the_tutorial_runs_as_written(tmp_path: Path) -> None:
     text = PAGE.read_text()
     commands = [line.removeprefix("$ ") for language, body in _blocks(text)

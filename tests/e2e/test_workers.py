@@ -74,6 +74,7 @@ def _comparable(report: Path, origin: str) -> dict[str, Any]:
     # the live sitemap's orphans are fetched by the workers after the links ran out
     ("live-sitemap", ("--compare-sitemap", "auto")),
 ])
+@pytest.mark.slow(7)
 def test_an_audit_with_two_workers_reports_what_one_reports(
         tmp_path: Path, name: str, options: tuple[str, ...]) -> None:
     with RunningServer(name) as site:
@@ -205,6 +206,7 @@ for second in (False, True):
 """
 
 
+@pytest.mark.slow(8)
 def test_workers_see_the_environment_their_crawl_starts_with_and_leave_with_it(
         tmp_path: Path) -> None:
     """Workers are forked from a process that imported their code once, not started
@@ -260,6 +262,7 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.slow(6)
 def test_workers_forked_for_one_crawl_serve_another_with_its_own_environment(
         tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
@@ -312,6 +315,7 @@ def _wait_for(condition: Any, timeout: float = 30) -> None:
         time.sleep(0.05)
 
 
+@pytest.mark.slow(8)
 @pytest.mark.parametrize("how", ["killed", "stopped"])
 def test_a_lost_worker_is_given_up_and_the_others_finish_the_crawl(
         tmp_path: Path, how: str) -> None:
@@ -398,6 +402,7 @@ def test_auto_stays_one_process_on_a_small_site(tmp_path: Path) -> None:
     assert _files(tmp_path / "auto") == _files(tmp_path / "one")
 
 
+@pytest.mark.slow(8)
 def test_auto_adds_workers_when_the_crawl_is_large_and_busy(tmp_path: Path) -> None:
     """With the thresholds lowered and two workers allowed (a test cannot afford
     2,000 pages on a machine of four cores), the crawl starts alone, adds the

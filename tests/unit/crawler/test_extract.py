@@ -121,6 +121,7 @@ def test_arbitrary_bytes_never_raise(body: bytes) -> None:
     assert all(link.startswith("http") for link in facts.links)
 
 
+@pytest.mark.slow(6)
 @settings(max_examples=100, deadline=None)
 @given(st.text(max_size=300))
 def test_arbitrary_hrefs_never_raise(href: str) -> None:

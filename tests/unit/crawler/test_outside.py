@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import tracemalloc
 
+import pytest
+
 from crawler.config import CrawlConfig
 from crawler.core.records import SkippedUrl, Verdict
 from crawler.engine import coordinator as engine
@@ -43,6 +45,7 @@ def test_sketches_survive_the_state_round_trip() -> None:
     assert second.counts() == first.counts()
 
 
+@pytest.mark.slow(13)
 def test_a_page_with_100000_external_links_costs_kilobytes() -> None:
     """The coordinator's whole handling of out-of-scope links (seen set, skipped list,
     classification), measured by allocation: it used to hold every URL (about 20 MB

@@ -127,6 +127,7 @@ CONTENT_TYPES = st.one_of(
        location=st.one_of(st.none(), HEADER_TEXT),
        x_robots=st.lists(HEADER_TEXT, max_size=3), link=st.lists(HEADER_TEXT, max_size=3),
        last_modified=st.one_of(st.none(), HEADER_TEXT))
+@pytest.mark.slow(7)
 def test_any_answer_becomes_a_record_never_an_exception(
         status: int | None, content_type: str | None, body: bytes | None,
         location: str | None, x_robots: list[str], link: list[str],

@@ -10,6 +10,7 @@ import time
 from datetime import UTC, datetime
 
 import anyio
+import pytest
 
 from crawler.core.errors import ErrorKind
 from crawler.core.response import Response
@@ -108,6 +109,7 @@ def _read_busy_or_waiting(response: Response, depth: int, now: datetime,
     return read_page(response, depth, "sitemap-crawler", now)
 
 
+@pytest.mark.slow(6)
 def test_the_budget_is_the_childs_cpu_so_a_busy_machine_fails_no_page() -> None:
     """On a loaded machine the child gets a fraction of a core: a page it reads within
     its budget of CPU is read, however long the wall clock says it took (up to four

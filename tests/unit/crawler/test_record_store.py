@@ -122,6 +122,7 @@ def test_a_store_read_while_it_moves_to_disk_answers_as_one_in_memory(
     store.close()
 
 
+@pytest.mark.slow(11)
 def test_a_spilled_store_holds_its_records_in_bounded_memory() -> None:
     """30,000 records of ~0.4 KB would hold some 12.5 MB in a list (tracemalloc makes
     each append slow: more records would say no more)."""

@@ -22,6 +22,7 @@ async def _nothing_else(url: str) -> Response:
     return Response(url, status=404)
 
 
+@pytest.mark.slow(7)
 @pytest.mark.parametrize("isolated_too", [False, True])
 def test_a_tab_whose_renderer_dies_as_it_opens_is_a_crash_tried_again(
         monkeypatch: pytest.MonkeyPatch, isolated_too: bool) -> None:

@@ -52,6 +52,7 @@ def test_the_title_is_the_one_a_browser_shows(html: str, title: str | None, larg
     assert extract(html, "http://h/p", "bot").title == title
 
 
+@pytest.mark.slow(6)
 def test_the_table_is_what_chromium_shows() -> None:
     from browser import browser_page
 

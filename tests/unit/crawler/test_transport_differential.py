@@ -224,6 +224,7 @@ def server() -> MisbehavingServer:
     running.close()
 
 
+@pytest.mark.slow(27)
 def test_both_clients_agree_on_every_request_of_many_seeds(server: MisbehavingServer) -> None:
     disagreements = []
     for seed in SEEDS:
@@ -260,6 +261,7 @@ def test_bytes_after_an_answer_never_fail_the_next_request(
     assert outcomes[1:] == [("answer", 200, _body("/ok/b")), ("answer", 200, _body("/ok/c"))]
 
 
+@pytest.mark.slow(6)
 def test_a_slow_drip_times_out_in_both(server: MisbehavingServer) -> None:
     plan = [[("GET", "/drip/x")], [("GET", "/ok/y")]]
     assert anyio.run(_run, ours, server.port, plan) == anyio.run(

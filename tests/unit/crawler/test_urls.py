@@ -62,6 +62,7 @@ PAGE_BASES = ["http://h/", "http://h/a/b/c", "http://h/a/b/?q=1", "https://h:844
 @settings(max_examples=1500)
 @given(st.lists(PAGE_HREF_PARTS, max_size=10).map("".join), st.sampled_from(PAGE_BASES),
        st.sampled_from(PAGE_BASES))
+@pytest.mark.slow(8)
 def test_page_links_resolve_as_resolve_link_does(href: str, base: str, other: str) -> None:
     """The per-page resolver (fast path and shared cache) answers as the reference does,
     also after another page has filled the cache with the same href."""

@@ -152,6 +152,7 @@ _PIECES = st.sampled_from([
 HREFS = st.lists(_PIECES, min_size=1, max_size=8).map("".join)
 
 
+@pytest.mark.slow(8)
 @settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(base=st.sampled_from(BASES), href=HREFS)
 @example(base="http://a.test/", href="https://evil.test\\@good.test/")
