@@ -160,10 +160,9 @@ def test_builtin_stylesheet_shows_tables_in_a_real_browser(tmp_path: Path) -> No
             assert rows.nth(0).locator("a").inner_text() == site.url + "/sitemap-00001.xml.gz"
             page.screenshot(path=str(shots / "stylesheet-index.png"), full_page=True)
             # a shard, uncompressed here so the browser can apply the stylesheet to it
-        run = run_cli("crawl", site.url + "/", "--out", str(out), "--images", "--no-gzip",
-                      "--stylesheet", "builtin")
-        assert run.code == 0, run.stderr
-        with browser_page() as page:
+            run = run_cli("crawl", site.url + "/", "--out", str(out), "--images", "--no-gzip",
+                          "--stylesheet", "builtin")
+            assert run.code == 0, run.stderr
             page.goto(site.url + "/sitemap-00001.xml")
             assert page.locator("h1").inner_text() == "Sitemap"
             assert page.locator("#count").inner_text() == "5"
