@@ -10,6 +10,8 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import ClassVar
 
+from siteserver import SHUTDOWN_POLL
+
 
 class Forwarder(BaseHTTPRequestHandler):
     """Absolute-form request in, the origin's answer out. With ``only_to`` every
@@ -72,7 +74,7 @@ def running_proxy(only_to: int | None = None, names: dict[str, int] | None = Non
     handler = type("Handler", (Forwarder,), {"seen": seen, "only_to": only_to,
                                              "names": names or {}})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(SHUTDOWN_POLL,), daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}", seen
     finally:

@@ -17,6 +17,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from siteserver import SHUTDOWN_POLL
 
 SCOPE = "https://www.googleapis.com/auth/webmasters"
 AUDIENCE = "https://oauth2.googleapis.com/token"
@@ -169,7 +170,8 @@ class RunningSearchConsole:
         self.fake.port = self.server.server_address[1]
 
     def __enter__(self) -> FakeSearchConsole:
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, args=(SHUTDOWN_POLL,),
+                         daemon=True).start()
         return self.fake
 
     def __exit__(self, *exc_info: object) -> None:

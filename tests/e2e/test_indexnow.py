@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import FIXTURES_DIR, run_cli
-from siteserver import RunningServer
+from siteserver import SHUTDOWN_POLL, RunningServer
 
 pytestmark = pytest.mark.timeout(120)
 KEY = "a3f9c2e8d1b7461f"
@@ -45,7 +45,8 @@ class Endpoint:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/indexnow"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, args=(SHUTDOWN_POLL,),
+                         daemon=True).start()
 
     def urls(self) -> list[str]:
         return [url for post in self.posts for url in post["urlList"]]
