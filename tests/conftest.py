@@ -380,6 +380,9 @@ def assert_spaced(starts: list[float], interval: float, window: int | None = Non
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
+    from browser import close_shared_browser
+
+    close_shared_browser()  # the Chromium the page-looking tests share (browser.py)
     flag = _collected_flag(session.config)
     if flag is not None and os.environ.get("PYTEST_XDIST_WORKER") == "gw0":
         flag.unlink(missing_ok=True)
