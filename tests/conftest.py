@@ -41,12 +41,12 @@ settings.load_profile("suite")
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """``-n auto``: two and a half test processes a core. Many tests wait on a server
-    or a CLI run; with one a core the machine idled a third of the time (2 cores: 600 s
-    on two processes, 490 s on four; with the fork server, 355 s on four, 374 s on six;
-    with the slow tests first and servers that stop at once, 308 s on four, 292 s on
-    five, the cores 1.8 and 1.9 busy)."""
-    return max(1, (os.cpu_count() or 1) * 5 // 2)
+    """``-n auto``: two test processes a core. Many tests wait on a server or a CLI
+    run; with one a core the machine idled a third of the time (2 cores: 600 s on two
+    processes, 490 s on four; with the fork server, 355 s on four, 374 s on six).
+    Five on two cores took 292-354 s against 308 s on four, but the load failed
+    timing-bound tests (a 3 s request deadline, a pacing gap) in two runs of four."""
+    return 2 * (os.cpu_count() or 1)
 
 
 # Each test process imports every test module, and pytest rewrites each one's asserts

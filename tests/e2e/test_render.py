@@ -391,10 +391,13 @@ def test_our_disabled_features_keep_the_ones_playwright_disables() -> None:
     from playwright.sync_api import sync_playwright
 
     from crawler.render.flags import FLAGS
+    # a browser this process launched for an earlier test may not have exited yet
+    earlier = _processes_under(os.getpid(), b"--remote-debugging-pipe")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium_path(), args=FLAGS)
         try:
-            argvs = list(_processes_under(os.getpid(), b"--remote-debugging-pipe").values())
+            argvs = [argv for pid, argv in _processes_under(
+                os.getpid(), b"--remote-debugging-pipe").items() if pid not in earlier]
         finally:
             browser.close()
     assert len(argvs) == 1
