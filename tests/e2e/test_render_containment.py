@@ -295,4 +295,7 @@ def test_a_page_the_browser_is_still_navigating_at_the_deadline_is_a_timeout(
     assert result.return_value == 0, result.output
     errors = [(item["url"].removeprefix(server.url), item["error"]) for item in
               json.loads(report.read_text())["findings"]["render-errors"]["items"]]
-    assert errors == [("/never.html", "timeout")], errors
+    # never.html a timeout, and nothing a crash; on a machine loaded past its cores the
+    # home page too can miss the 1 s deadline (two busy loops beside the suite did so)
+    assert ("/never.html", "timeout") in errors, errors
+    assert {error for _url, error in errors} == {"timeout"}, errors
