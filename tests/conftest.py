@@ -58,30 +58,31 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 sys.dont_write_bytecode = False
 
 
-def _collected_flag(config: pytest.Config) -> Path | None:
-    """The file the first test process writes once it has collected, or ``None``
-    outside a run on several processes."""
+def _collected_flag(config: pytest.Config) -> tuple[Path, bool] | None:
+    """The file the first test process writes once it has collected, and whether this
+    process is that one; ``None`` outside a run on several processes."""
     workerinput = getattr(config, "workerinput", None)
     if workerinput is None:
         return None
     import tempfile
 
-    return Path(tempfile.gettempdir()) / f"sitemap-crawler-collected-{workerinput['testrunuid']}"
+    flag = Path(tempfile.gettempdir()) / f"sitemap-crawler-collected-{workerinput['testrunuid']}"
+    return flag, workerinput["workerid"] == "gw0"
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection(session: pytest.Session) -> None:
-    flag = _collected_flag(session.config)
-    if flag is not None and os.environ.get("PYTEST_XDIST_WORKER") != "gw0":
+    found = _collected_flag(session.config)
+    if found is not None and not found[1]:
         deadline = time.monotonic() + 60  # past it, collect anyway: only slower
-        while not flag.exists() and time.monotonic() < deadline:
+        while not found[0].exists() and time.monotonic() < deadline:
             time.sleep(0.05)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    flag = _collected_flag(session.config)
-    if flag is not None and os.environ.get("PYTEST_XDIST_WORKER") == "gw0":
-        flag.touch()
+    found = _collected_flag(session.config)
+    if found is not None and found[1]:
+        found[0].touch()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -383,6 +384,6 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     from browser import close_shared_browser
 
     close_shared_browser()  # the Chromium the page-looking tests share (browser.py)
-    flag = _collected_flag(session.config)
-    if flag is not None and os.environ.get("PYTEST_XDIST_WORKER") == "gw0":
-        flag.unlink(missing_ok=True)
+    found = _collected_flag(session.config)
+    if found is not None and found[1]:
+        found[0].unlink(missing_ok=True)
