@@ -64,8 +64,14 @@ PAGES_PER_BROWSER = 400
 PAGES_PER_BROWSER_ENV = "SITEMAP_CRAWLER_PAGES_PER_BROWSER"  # lowered by the tests
 # Seconds past --render-timeout the crawl waits on a page whose script never yields
 # (an endless loop holds the renderer, so no wait inside the page ever returns):
-# the script is then stopped from outside and the page read as it stands.
-OUTER_GRACE = 1.0
+# the script is then stopped from outside and the page read as it stands. At 1 s, a
+# busy machine (a CI run beside three other test processes) answered a page of timers
+# late enough to be taken for one that never yields.
+OUTER_GRACE = 2.0
+# Seconds the DOM is waited for once the settling is over (or the script stopped):
+# a renderer that is free answers at once, so what is left is a busy machine, and
+# giving up sooner would throw the page's rendering away for its raw HTML.
+READ_PATIENCE = 10.0
 
 
 @dataclass(slots=True)
@@ -204,7 +210,7 @@ class Renderer:
                 stopped = await self._stop_scripts(tab)
             try:
                 if html is None:
-                    with anyio.fail_after(max(1.0, OUTER_GRACE)):
+                    with anyio.fail_after(READ_PATIENCE):
                         html = await tab.content()
                 url = tab.url
             except PlaywrightError as exc:

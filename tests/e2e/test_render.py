@@ -93,7 +93,7 @@ def test_rendering_lists_what_a_browser_shows(tmp_path: Path, mode: str) -> None
     # the hash router's views are one page
     assert not [url for url in rows if "#" in url]
     if mode == "auto":
-        assert all(rows[path]["rendered"] for path in APP_PAGES)
+        assert all(rows[path]["rendered"] for path in APP_PAGES), _rendering(rows)
         assert not any(rows[path]["rendered"] for path in SERVER_RENDERED)
         assert rows["/"]["render_reason"] == "empty mount element #root"
         assert rows["/static.html"]["render_reason"].startswith("no sign of client-side")
