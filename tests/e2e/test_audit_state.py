@@ -39,10 +39,9 @@ def test_a_re_run_answered_with_304s_keeps_referrers_and_anchors(tmp_path: Path)
     assert _links(tmp_path / "second.json") == fresh
 
 
-@pytest.mark.slow(15)
+@pytest.mark.slow(7)
 def test_a_resumed_audit_keeps_what_it_learnt_before_the_interruption(tmp_path: Path) -> None:
-    routes = {"/p*": {"delay": 0.15}}
-    with RunningServer("many", routes) as site:
+    with RunningServer("many") as site:
         start = site.url + "/"
         reference = tmp_path / "reference.json"
         assert run_cli("audit", start, "--report", str(reference), "--concurrency", "1").code == 0
@@ -50,7 +49,10 @@ def test_a_resumed_audit_keeps_what_it_learnt_before_the_interruption(tmp_path: 
         args = ["audit", start, "--report", str(report), "--state", str(state),
                 "--concurrency", "1", "--no-check-external"]
         site.log.clear()
+        # slow only while it runs to be interrupted: mid-crawl, at a page of its own
+        site.routes["/p*"] = {"delay": 0.15}
         interrupt_when(args, lambda: sum(1 for p in site.paths() if p.startswith("/p")) >= 8)
+        del site.routes["/p*"]
         # what it knew is reported, the unfinished phase named; the state stays resumable
         assert json.loads(report.read_text())["interrupted"].startswith("pages: ")
         resumed = run_cli(*args, "--resume")
@@ -60,11 +62,10 @@ def test_a_resumed_audit_keeps_what_it_learnt_before_the_interruption(tmp_path: 
     assert _links(report) == _links(reference)
 
 
-@pytest.mark.slow(14)
+@pytest.mark.slow(7)
 def test_a_resumed_crawl_writes_the_whole_link_graph(tmp_path: Path) -> None:
     """--links with --resume: the pages read before the interruption keep their rows."""
-    routes = {"/p*": {"delay": 0.15}}
-    with RunningServer("many", routes) as site:
+    with RunningServer("many") as site:
         start = site.url + "/"
         reference, graph = tmp_path / "reference.csv", tmp_path / "links.csv"
         assert run_cli("crawl", start, "--out", str(tmp_path / "ref"), "--links",
@@ -72,7 +73,10 @@ def test_a_resumed_crawl_writes_the_whole_link_graph(tmp_path: Path) -> None:
         args = ["crawl", start, "--out", str(tmp_path / "out"), "--links", str(graph),
                 "--state", str(tmp_path / "state.db"), "--concurrency", "1"]
         site.log.clear()
+        # slow only while it runs to be interrupted: mid-crawl, at a page of its own
+        site.routes["/p*"] = {"delay": 0.15}
         interrupt_when(args, lambda: sum(1 for p in site.paths() if p.startswith("/p")) >= 8)
+        del site.routes["/p*"]
         resumed = run_cli(*args, "--resume")
         assert resumed.code == 0, resumed.stderr
     rows = sorted(graph.read_text().splitlines())
