@@ -19,6 +19,7 @@ class Forwarder(BaseHTTPRequestHandler):
     public-looking name, reached without DNS or a packet leaving 127.0.0.0/8."""
 
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # as the site server: no delayed-ACK stall a request
     seen: ClassVar[list[str]] = []  # replaced per server by running_proxy
     only_to: ClassVar[int | None] = None
     # host name -> port of 127.0.0.1: sites on public-looking names; other hosts are
