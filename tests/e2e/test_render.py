@@ -71,12 +71,12 @@ def _crawl(tmp_path: Path, *options: str, site_name: str = "spa",
 @pytest.mark.slow(18)
 @pytest.mark.parametrize("mode", ["always", "auto"])
 def test_rendering_lists_what_a_browser_shows(tmp_path: Path, mode: str) -> None:
-    """The browser restarted every 6 pages (always), each tab closed after its page and
+    """The browser restarted every 10 pages (always), each tab closed after its page and
     two workers with a browser each (auto): crawler.render.renderer's bounds on memory,
     and the crawl split between processes, must change nothing found."""
     workers = ["--workers", "2"] if mode == "auto" else []
     site, _run, locs, rows = _crawl(tmp_path, *_render_args(mode), *workers, env={
-        "SITEMAP_CRAWLER_PAGES_PER_BROWSER": "6"} if mode == "always" else {
+        "SITEMAP_CRAWLER_PAGES_PER_BROWSER": "10"} if mode == "always" else {
         "SITEMAP_CRAWLER_PAGES_PER_TAB": "1"})
     assert locs == sorted(APP_PAGES + SERVER_RENDERED), _rendering(rows)
     for path, reason in NOT_LISTED.items():
