@@ -8,6 +8,7 @@ prefix test on the string, which keeps this check off the profile.
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -54,8 +55,24 @@ def normalize_prefix(prefix: str) -> str:
 
 def registered_domain(host: str) -> str:
     """``www.example.co.uk`` → ``example.co.uk`` (the host itself for IPs)."""
+    if is_own_domain(host):
+        return host
     parts = _extractor()(host)
     return parts.top_domain_under_public_suffix or host
+
+
+def is_own_domain(host: str) -> bool:
+    """An IP address, or a name of one label (``localhost``): no public suffix can
+    make it part of a larger registered domain, so it is its own, and the answer
+    needs no suffix list (whose parsing cost every crawl of an address ~50 ms of
+    CPU, in a child forked for it)."""
+    if "." not in host:
+        return True
+    try:
+        ipaddress.ip_address(host[1:-1] if host.startswith("[") else host)
+    except ValueError:
+        return False
+    return True
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 
 import pytest
 
@@ -12,8 +14,8 @@ from crawler.engine.suffix_child import RegisteredDomain
 from crawler.urls.scope import registered_domain
 
 
-@pytest.mark.parametrize("host", ["www.example.co.uk", "docs.python.org", "127.0.0.1",
-                                  "a.b.github.io", "localhost"])
+@pytest.mark.parametrize("host", ["www.example.co.uk", "docs.python.org", "a.b.github.io",
+                                  "localhost.", "1.2.3", "com."])
 def test_the_child_answers_what_tldextract_answers(host: str) -> None:
     oracle = RegisteredDomain(host).start()
     pid = oracle._pid
@@ -38,3 +40,31 @@ def test_closing_before_asking_stops_the_child() -> None:
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)
     assert oracle() == "example.co.uk"
+
+
+OWN_DOMAINS = ["127.0.0.1", "10.1.2.3", "[::1]", "[2001:db8::1]", "[::ffff:10.0.0.1]",
+               "localhost", "intranet", "com", "xn--p1ai"]
+
+
+@pytest.mark.parametrize("host", OWN_DOMAINS)
+def test_an_address_or_a_one_label_name_is_its_own_domain_without_a_child(host: str) -> None:
+    # no public suffix makes an IP address or a one-label name part of a larger
+    # domain: every crawl of 127.0.0.1 forked a child to parse the list for that
+    oracle = RegisteredDomain(host).start()
+    assert oracle._pid == 0
+    assert oracle() == host
+
+
+def test_those_hosts_never_load_the_suffix_list_and_it_agrees() -> None:
+    script = ("import sys; from crawler.urls.scope import registered_domain\n"
+              f"answers = [registered_domain(host) for host in {OWN_DOMAINS!r}]\n"
+              "print('tldextract' in sys.modules, answers == " + repr(OWN_DOMAINS) + ")")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.split() == ["False", "True"], done.stdout + done.stderr
+    # what the list itself answers for them
+    import tldextract
+
+    extract = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
+    assert [extract(host).top_domain_under_public_suffix or host
+            for host in OWN_DOMAINS] == OWN_DOMAINS
