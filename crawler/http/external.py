@@ -209,8 +209,11 @@ class _Origin:
         async with self._robots:
             if self.robots_read:
                 return
-            self.robots_read = True
+            # marked read once its answer is in: a link arriving meanwhile (a redirect
+            # hop from another origin) waits on the lock, rather than find the read
+            # begun and take the origin as allowing everything
             await self._read_robots()
+            self.robots_read = True
 
     async def _read_robots(self) -> None:
         url = self.origin + "/robots.txt"

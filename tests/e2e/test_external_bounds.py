@@ -107,6 +107,31 @@ def test_a_redirect_hop_obeys_the_robots_and_pacing_of_the_origin_it_lands_on(
     assert f"{first.url}/into-secret" not in broken
 
 
+def test_a_hop_waits_for_the_robots_txt_another_link_is_still_reading(
+        tmp_path: Path) -> None:
+    """A link straight to an origin starts reading its robots.txt, which takes a second;
+    a redirect from elsewhere lands there meanwhile: it must wait for that answer, not
+    take the origin as allowing everything because a read has begun (the suite on
+    faster crawls met /private/ requested)."""
+    landing_root = tmp_path / "landing"
+    landing_root.mkdir()
+    (landing_root / "robots.txt").write_text("User-agent: *\nDisallow: /private/\n")
+    (landing_root / "ok.html").write_text("<!doctype html><title>ok</title>")
+    with RunningServer(landing_root, routes={"/robots.txt": {"delay": 1.0}}) as landing:
+        hop = {"/into-private": {"status": 302, "headers": {
+            "Location": f"{landing.url}/private/page.html"}}}
+        with RunningServer(tmp_path / "first", routes=hop) as first:
+            links = [f"{landing.url}/ok.html", f"{first.url}/into-private"]
+            with RunningServer(_site(tmp_path, links)) as site:
+                found = _audit(site.url, tmp_path / "r.json")
+        landing_paths = [hit.path for hit in landing.log]
+    assert "/robots.txt" in landing_paths  # the read the hop waited for
+    assert not [path for path in landing_paths if path.startswith("/private/")], (
+        landing_paths)
+    broken = {item["url"] for item in found["broken-external-links"]["items"]}
+    assert f"{first.url}/into-private" not in broken  # disallowed: neither broken nor fine
+
+
 @pytest.mark.slow(10)
 def test_the_pace_rises_while_an_origin_answers_fast_and_stays_within_its_connections(
         tmp_path: Path) -> None:
