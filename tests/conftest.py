@@ -44,8 +44,8 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto``: two test processes a core. Many tests wait on a server or a CLI
     run; with one a core the machine idled a third of the time (2 cores: 600 s on two
     processes, 490 s on four; with the fork server, 355 s on four, 374 s on six).
-    Five on two cores took 292-354 s against 308 s on four, but the load failed
-    timing-bound tests (a 3 s request deadline, a pacing gap) in two runs of four."""
+    Since the suite has been CPU-bound (272 s on four, the two cores busy 95 % of
+    the run), more processes only share the same CPU."""
     return 2 * (os.cpu_count() or 1)
 
 

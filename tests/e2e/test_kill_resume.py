@@ -125,7 +125,7 @@ def kill_and_resume(tmp_path: Path, kills: int, seed: int,
     return figures
 
 
-@pytest.mark.slow(41)
+@pytest.mark.slow(22)
 @pytest.mark.timeout(900)
 def test_kills_then_the_same_sitemap(tmp_path: Path) -> None:
     """Four kills (at random moments of seeded runs: start-up, crawl, commit, publish)
@@ -136,7 +136,7 @@ def test_kills_then_the_same_sitemap(tmp_path: Path) -> None:
     assert figures["kills"] >= kills and figures["redownloaded"] == 0
 
 
-@pytest.mark.slow(51)
+@pytest.mark.slow(31)
 @pytest.mark.timeout(900)
 def test_kills_with_two_workers_then_the_same_sitemap(tmp_path: Path) -> None:
     """The coordinator killed under its worker processes: they leave with it (their

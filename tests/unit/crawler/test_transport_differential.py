@@ -231,7 +231,7 @@ def server() -> MisbehavingServer:
     running.close()
 
 
-@pytest.mark.slow(27)
+@pytest.mark.slow(30)
 def test_both_clients_agree_on_every_request_of_many_seeds(server: MisbehavingServer) -> None:
     disagreements = []
     for seed in SEEDS:
