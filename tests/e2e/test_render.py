@@ -69,16 +69,20 @@ def _crawl(tmp_path: Path, *options: str, site_name: str = "spa",
 
 
 @pytest.mark.slow(18)
-@pytest.mark.parametrize("mode", ["always", "auto"])
-def test_rendering_lists_what_a_browser_shows(tmp_path: Path, mode: str) -> None:
-    """The browser restarted every 10 pages (always), each tab closed after its page and
-    two workers with a browser each (auto): crawler.render.renderer's bounds on memory,
-    and the crawl split between processes, must change nothing found."""
-    workers = ["--workers", "2"] if mode == "auto" else []
-    site, _run, locs, rows = _crawl(tmp_path, *_render_args(mode), *workers, env={
-        "SITEMAP_CRAWLER_PAGES_PER_BROWSER": "10"} if mode == "always" else {
-        "SITEMAP_CRAWLER_PAGES_PER_TAB": "1"})
+def test_rendering_lists_what_a_browser_shows(tmp_path: Path) -> None:
+    """The browser restarted every 10 pages: crawler.render.renderer's bound on memory
+    must change nothing found. (``--render auto`` on two workers, a tab a page: the
+    audit test below, on the same site.)"""
+    site, _run, locs, rows = _crawl(tmp_path, *_render_args("always"), env={
+        "SITEMAP_CRAWLER_PAGES_PER_BROWSER": "10"})
     assert locs == sorted(APP_PAGES + SERVER_RENDERED), _rendering(rows)
+    _asked_as_a_browser_asks(site, rows)
+    assert all(rows[path]["rendered"] for path in APP_PAGES + SERVER_RENDERED)
+    assert {rows[path]["render_reason"] for path in APP_PAGES} == {"--render always"}
+
+
+def _asked_as_a_browser_asks(site: SiteServer, rows: dict[str, dict]) -> None:
+    """What a rendered crawl of the spa site may have asked of its server, and listed."""
     for path, reason in NOT_LISTED.items():
         assert rows[path]["reason"] == reason, path
     # every document requested once, the bundles once for the whole crawl
@@ -92,14 +96,6 @@ def test_rendering_lists_what_a_browser_shows(tmp_path: Path, mode: str) -> None
     assert [hit.headers["host"].split(":")[0] for hit in widget] == ["localhost"]
     # the hash router's views are one page
     assert not [url for url in rows if "#" in url]
-    if mode == "auto":
-        assert all(rows[path]["rendered"] for path in APP_PAGES), _rendering(rows)
-        assert not any(rows[path]["rendered"] for path in SERVER_RENDERED)
-        assert rows["/"]["render_reason"] == "empty mount element #root"
-        assert rows["/static.html"]["render_reason"].startswith("no sign of client-side")
-    else:
-        assert all(rows[path]["rendered"] for path in APP_PAGES + SERVER_RENDERED)
-        assert {rows[path]["render_reason"] for path in APP_PAGES} == {"--render always"}
 
 
 def test_without_rendering_the_shell_is_all_there_is(tmp_path: Path) -> None:
@@ -122,17 +118,29 @@ def test_a_crawl_without_render_never_imports_playwright(tmp_path: Path) -> None
                                                              "crawler.render.renderer"))]
 
 
-@pytest.mark.slow(13)
+@pytest.mark.slow(16)
 def test_audit_says_what_javascript_changed_in_json_csv_and_html(tmp_path: Path) -> None:
+    """``--render auto`` on two workers with a browser each, every tab closed after its
+    page: the crawl split between processes, and the tabs' bound on memory, must
+    change nothing found; and the audit says what JavaScript changed."""
     json_report, csv_report, html_report = (tmp_path / "a.json", tmp_path / "a.csv",
                                             tmp_path / "a.html")
     with RunningServer("spa") as site:
         run = run_cli("audit", site.url + "/", "--report", str(json_report), "--report",
                       str(csv_report), "--report", str(html_report), *_render_args("auto"),
-                      timeout=150)
+                      "--workers", "2", timeout=150,
+                      env_extra={"SITEMAP_CRAWLER_PAGES_PER_TAB": "1"})
     assert run.code == 0, run.stderr
     u = site.url
     document = json.loads(json_report.read_text())
+    by_path = {row["url"].removeprefix(u): row for row in document["urls"]}
+    listed = sorted(path for path, row in by_path.items() if row["listed"])
+    assert listed == sorted(APP_PAGES + SERVER_RENDERED), _rendering(by_path)
+    _asked_as_a_browser_asks(site, by_path)
+    assert all(by_path[path]["rendered"] for path in APP_PAGES), _rendering(by_path)
+    assert not any(by_path[path]["rendered"] for path in SERVER_RENDERED)
+    assert by_path["/"]["render_reason"] == "empty mount element #root"
+    assert by_path["/static.html"]["render_reason"].startswith("no sign of client-side")
     found = document["findings"]
     links = {item["url"].removeprefix(u): item for item in found["rendered-links"]["items"]}
     assert {"/timer.html", "/fetched.html"} <= set(links), found["render-errors"]["items"]
