@@ -10,6 +10,7 @@ on the wire (``coordinator.py``).
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import resource
 import signal
@@ -23,9 +24,9 @@ _PR_SET_PDEATHSIG = 1
 
 def become_child(sock: socket.socket, *, cap_memory: bool = True) -> None:
     """Die with the parent, leave signals to it, keep no descriptor but ``sock``,
-    and cap the address space (unless ``cap_memory`` is false)."""
-    import ctypes  # in the child only: 1.5 ms the crawl's start does not pay
-
+    and cap the address space (unless ``cap_memory`` is false). Nothing is imported
+    here: a module lock another thread held at the fork is never released in the
+    child, which would then wait for ever, before it could die with its parent."""
     parent = os.getppid()
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
