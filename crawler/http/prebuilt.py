@@ -37,8 +37,10 @@ class RequestFactory:
         # ``private`` headers (the user's credentials) go to this origin only.
         self._own_raw = headers + (private or [])
         self._own_headers = httpx.Headers(self._own_raw)  # normalised once, copied per request
-        self._public_raw = headers
-        self._public_headers = httpx.Headers(headers)
+        # another origin's request (a live sitemap elsewhere) names its own host:
+        # the crawl's Host would have a virtual host answer for another site
+        self._public_raw = [(name, value) for name, value in headers
+                            if name.lower() != b"host"]
         self._template = _template(origin)
         self._append_trusted = append_trusted()
 
@@ -71,8 +73,9 @@ class RequestFactory:
         # The URL exactly as normalised (a copy is what httpx parses from it), for
         # a transport that sends a string: spares it re-serialising every request's.
         extensions = {RAW_URL: url} if copied is not None else None
-        request = httpx.Request(method, copied or httpx.URL(url),
-                                headers=self._own_headers if own else self._public_headers,
+        target = copied or httpx.URL(url)
+        request = httpx.Request(method, target,
+                                headers=self._own_headers if own else self._headers_for(target),
                                 stream=_NO_BODY, extensions=extensions)
         if extra:
             # Validators as raw bytes (a stored ETag may hold any latin-1 byte: sent
@@ -86,6 +89,11 @@ class RequestFactory:
             else:
                 request.headers = httpx.Headers(request.headers.raw + fields)
         return request
+
+
+    def _headers_for(self, target: httpx.URL) -> httpx.Headers:
+        """The public headers, with the Host of ``target`` (not the crawl's)."""
+        return httpx.Headers([(b"Host", target.netloc), *self._public_raw])
 
 
 @functools.cache

@@ -275,3 +275,25 @@ def test_a_given_sitemap_url_is_followed_through_redirects_but_not_round_in_circ
             else:
                 assert first["problems"][0].startswith(expected)
     assert site.count("/loop-sitemap.xml") == 6  # five redirects followed, then refused
+
+
+def test_a_sitemap_on_another_host_is_asked_for_with_its_own_host_header(
+        tmp_path: Path) -> None:
+    """A robots.txt ``Sitemap:`` line may name another host: the request carries
+    that host's name, never the crawl's (a virtual host would answer for another site)."""
+    other_root = tmp_path / "other"
+    other_root.mkdir()
+    (other_root / "sitemap.xml").write_text(
+        '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        "</urlset>")
+    with RunningServer(other_root) as other:
+        sitemap = f"http://localhost:{other.port}/sitemap.xml"
+        site_root = tmp_path / "site"
+        site_root.mkdir()
+        (site_root / "index.html").write_text("<!doctype html><title>Home</title>")
+        (site_root / "robots.txt").write_text(f"User-agent: *\nAllow: /\nSitemap: {sitemap}\n")
+        with RunningServer(site_root) as site:
+            run = run_cli("audit", site.url + "/", "--report", str(tmp_path / "a.json"))
+        hosts = [hit.headers.get("host") for hit in other.log if hit.path == "/sitemap.xml"]
+    assert run.code in (0, 1), run.stderr
+    assert hosts == [f"localhost:{other.port}"], hosts
