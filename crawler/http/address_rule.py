@@ -73,11 +73,15 @@ _V6_CLASSES = [(_number(socket.AF_INET6, first), length, kind) for first, length
     ("fe80::", 10, AddressClass.LINK_LOCAL),
     ("ff00::", 8, AddressClass.MULTICAST),
 )]
-# IPv6 prefixes that carry an IPv4 address: mapped (::ffff:0:0/96), NAT64's
-# well-known prefix (64:ff9b::/96) and compatible (::/96) in the last 32 bits,
-# 6to4 (2002::/16) in bits 16-48, Teredo (2001::/32) the client's, inverted, last
+# IPv6 prefixes that carry an IPv4 address: mapped (::ffff:0:0/96), translated
+# (::ffff:0:0:0/96, RFC 2765), NAT64's well-known prefix (64:ff9b::/96) and
+# compatible (::/96) in the last 32 bits, 6to4 (2002::/16) in bits 16-48, Teredo
+# (2001::/32) the client's, inverted, last; local-use NAT64 (64:ff9b:1::/48, RFC
+# 8215) in the last 32 bits or in RFC 6052's /48 layout (bits 48-63 and 72-87)
 _MAPPED = 0xFFFF
+_TRANSLATED = 0xFFFF0000
 _NAT64 = _number(socket.AF_INET6, "64:ff9b::") >> 32
+_LOCAL_NAT64 = _number(socket.AF_INET6, "64:ff9b:1::") >> 80
 _SIXTOFOUR = 0x2002
 _TEREDO = 0x20010000
 _LOW32 = 0xFFFFFFFF
@@ -102,9 +106,15 @@ def address_class(address: str) -> AddressClass:
         raise ValueError(f"{address!r} is not an IP address")
     version, number = parsed
     if version == 6:
+        if number >> 80 == _LOCAL_NAT64:
+            return _class_of(4, _local_nat64(number))
         embedded = _embedded(number)
         if embedded is not None:
             version, number = 4, embedded
+    return _class_of(version, number)
+
+
+def _class_of(version: int, number: int) -> AddressClass:
     bits, table = (32, _V4_CLASSES) if version == 4 else (128, _V6_CLASSES)
     for first, length, kind in table:
         if number >> (bits - length) == first >> (bits - length):
@@ -112,9 +122,17 @@ def address_class(address: str) -> AddressClass:
     return AddressClass.PUBLIC
 
 
+def _local_nat64(number: int) -> int:
+    """The IPv4 address in 64:ff9b:1::/48: the last 32 bits when bits 48-95 are
+    zero (the /96 a NAT64 gateway uses), else RFC 6052's /48 layout."""
+    if not number >> 32 & 0xFFFFFFFFFFFF:
+        return number & _LOW32
+    return (number >> 64 & 0xFFFF) << 16 | number >> 40 & 0xFFFF
+
+
 def _embedded(number: int) -> int | None:
     high = number >> 32
-    if high in (_MAPPED, _NAT64) or (high == 0 and number > 1):
+    if high in (_MAPPED, _TRANSLATED, _NAT64) or (high == 0 and number > 1):
         return number & _LOW32
     if number >> 112 == _SIXTOFOUR:
         return (number >> 80) & _LOW32
@@ -244,8 +262,11 @@ class NetworkRule:
 
 
 def start_classes(host: str) -> set[AddressClass]:
-    """The classes the start URL's host resolves into (none when it does not
-    resolve: such a crawl fails at its first request anyway)."""
+    """The class the start URL's host opens: the one class every one of its
+    addresses is in. A host with addresses in two classes opens none (a public
+    site must not open the auditor's loopback by adding one A record for
+    127.0.0.1 to its own DNS); nor does one that does not resolve (such a crawl
+    fails at its first request anyway)."""
     found = literal(host)
     if found is not None:
         return {address_class(found[1])}
@@ -253,7 +274,8 @@ def start_classes(host: str) -> set[AddressClass]:
         infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError):
         return set()
-    return {address_class(str(info[4][0]).partition("%")[0]) for info in infos}
+    classes = {address_class(str(info[4][0]).partition("%")[0]) for info in infos}
+    return classes if len(classes) == 1 else set()
 
 
 _RULES: dict[tuple[str, bool], NetworkRule] = {}

@@ -52,6 +52,12 @@ PUBLIC_ONLY = NetworkRule.for_classes(set())
     ("255.255.255.255", AddressClass.RESERVED), ("240.0.0.1", AddressClass.RESERVED),
     ("93.184.216.34", AddressClass.PUBLIC), ("172.32.0.1", AddressClass.PUBLIC),
     ("2606:2800:220:1::1", AddressClass.PUBLIC), ("::ffff:8.8.8.8", AddressClass.PUBLIC),
+    # IPv4-translated (RFC 2765) and local-use NAT64 (RFC 8215): the class they carry
+    ("::ffff:0:127.0.0.1", AddressClass.LOOPBACK), ("::ffff:0:10.0.0.1", AddressClass.PRIVATE),
+    ("::ffff:0:8.8.8.8", AddressClass.PUBLIC),
+    ("64:ff9b:1::7f00:1", AddressClass.LOOPBACK), ("64:ff9b:1::a9fe:a9fe", AddressClass.LINK_LOCAL),
+    ("64:ff9b:1:7f00:0:100::", AddressClass.LOOPBACK),  # the /48 layout of RFC 6052
+    ("64:ff9b:1::808:808", AddressClass.PUBLIC),
 ])
 def test_each_spelling_has_the_class_of_the_address_it_reaches(
         address: str, kind: AddressClass) -> None:
@@ -68,6 +74,41 @@ def test_the_start_urls_own_class_is_open_and_no_other() -> None:
     assert rule_for_config(CrawlConfig(start_url="http://10.9.8.7/",
                                        allow_private_network=True)).allows("127.0.0.1")
     assert PUBLIC_ONLY.allows("8.8.8.8") and not PUBLIC_ONLY.allows("::ffff:127.0.0.1")
+
+
+def _start_host_resolving_to(monkeypatch: pytest.MonkeyPatch, *addresses: str) -> None:
+    """The start host's look-up (made once, without an event loop) answers these."""
+    def getaddrinfo(host: str, port: object, *args: object, **kwargs: object
+                    ) -> list[tuple[object, ...]]:
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, 0))
+                for address in addresses]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+
+
+def test_a_start_host_with_one_loopback_address_among_public_ones_opens_nothing(
+        listener: _Listener, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A site that adds one A record for 127.0.0.1 to its own DNS must not open the
+    auditor's loopback: a class opens only when every address of the start host is
+    in it. (198.51.100.7 is only a resolver's answer here: nothing dials it.)"""
+    _start_host_resolving_to(monkeypatch, "127.0.0.1", "198.51.100.7")
+    mixed = rule_for_config(CrawlConfig(start_url="http://dual-start.test/links"))
+    assert not mixed.allows("127.0.0.1") and not mixed.allows("::1")
+    assert mixed.allows("198.51.100.7")
+
+    async def go() -> None:
+        transport = H1Transport(ssl_context=tls_context("http"), max_connections=2,
+                                keepalive_expiry=5, max_header_bytes=65536, max_headers=100,
+                                rule=mixed)
+        with pytest.raises(PrivateAddress):
+            await transport.handle_async_request(
+                httpx.Request("GET", f"http://127.0.0.1:{listener.port}/"))
+        await transport.aclose()
+
+    anyio.run(go)
+    assert listener.accepted == 0
+    _start_host_resolving_to(monkeypatch, "127.0.0.1", "127.0.0.2")  # all loopback: open
+    assert rule_for_config(CrawlConfig(start_url="http://all-loopback.test/")).allows("::1")
 
 
 class _Listener:
