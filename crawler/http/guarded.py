@@ -83,6 +83,20 @@ def _backends() -> tuple[type, type]:
     return GuardedBackend, GuardedSyncBackend
 
 
+def _bracketed(request: httpx.Request) -> httpx.Request:
+    """``request`` with an IPv6 host in brackets where a proxy reads it: httpcore
+    writes the absolute-form target from the bare host (``http://::1:8/x``, which
+    no proxy can parse). A copy: the caller's request, and the response that
+    names it, keep the URL as it was; the Host header, made already, is kept."""
+    host = request.url.host
+    if ":" not in host:
+        return request
+    url = httpx.URL.__new__(httpx.URL)
+    url._uri_reference = request.url._uri_reference._replace(host=f"[{host}]")
+    return httpx.Request(request.method, url, headers=request.headers, stream=request.stream,
+                         extensions=request.extensions)
+
+
 class _ProxiedCheck(httpx.AsyncBaseTransport):
     """A request through a proxy, judged by its host before it is handed on."""
 
@@ -94,7 +108,7 @@ class _ProxiedCheck(httpx.AsyncBaseTransport):
         url = request.url
         await self._rule.check_proxied(url.host, url.port or (443 if url.scheme == "https"
                                                               else 80))
-        return await self._inner.handle_async_request(request)
+        return await self._inner.handle_async_request(_bracketed(request))
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -111,7 +125,7 @@ class _SyncProxiedCheck(httpx.BaseTransport):
         url = request.url
         self._rule.check_proxied_now(url.host, url.port or (443 if url.scheme == "https"
                                                             else 80))
-        return self._inner.handle_request(request)
+        return self._inner.handle_request(_bracketed(request))
 
     def close(self) -> None:
         self._inner.close()
@@ -121,10 +135,10 @@ def guard(transport: httpx.AsyncBaseTransport, rule: NetworkRule, *, proxied: bo
           ) -> httpx.AsyncBaseTransport:
     """``transport`` (an ``httpx.AsyncHTTPTransport``, or any other through a proxy)
     made to pass the rule."""
+    if proxied:  # an open rule checks nothing, but the target still needs its brackets
+        return _ProxiedCheck(transport, rule)
     if rule.allowed is None:
         return transport
-    if proxied:
-        return _ProxiedCheck(transport, rule)
     pool = transport._pool  # type: ignore[attr-defined]
     pool._network_backend = _backends()[0](pool._network_backend, rule)
     return transport
@@ -145,10 +159,9 @@ def guarded_sync_client(rule: NetworkRule, *, proxy: str | None = None,
     transport = httpx.HTTPTransport(proxy=httpx.Proxy(proxy) if proxy else None,
                                     trust_env=False)
     guarded: httpx.BaseTransport = transport
-    if rule.allowed is not None:
-        if proxy:
-            guarded = _SyncProxiedCheck(transport, rule)
-        else:
-            pool = transport._pool
-            pool._network_backend = _backends()[1](pool._network_backend, rule)
+    if proxy:
+        guarded = _SyncProxiedCheck(transport, rule)
+    elif rule.allowed is not None:
+        pool = transport._pool
+        pool._network_backend = _backends()[1](pool._network_backend, rule)
     return httpx.Client(transport=guarded, trust_env=False, **options)

@@ -53,3 +53,28 @@ def test_an_unreachable_proxy_is_named_in_the_error(tmp_path: Path) -> None:
         assert site.paths() == []
     assert run.code == 3
     assert "proxy-error" in run.stderr and len(run.stderr.strip().splitlines()) == 1
+
+
+def test_an_ipv6_link_is_checked_through_the_proxy_with_its_brackets(tmp_path: Path) -> None:
+    """A proxy reads the request target as a URL: ``http://::1:8/x`` is no URL, so
+    an IPv6 literal must keep its brackets there (``http://[::1]:8/x``). The proxy
+    here takes ``::1`` to the other site's port on 127.0.0.1."""
+    other_root = tmp_path / "other"
+    other_root.mkdir()
+    (other_root / "page.html").write_text("<!doctype html><title>there</title>")
+    with RunningServer(other_root) as other:
+        link = f"http://[::1]:{other.port}/page.html"
+        site_root = tmp_path / "site"
+        site_root.mkdir()
+        (site_root / "index.html").write_text(f'<!doctype html><title>Home</title><a href="{link}">x</a>')
+        with RunningServer(site_root) as site, \
+                running_proxy(names={"::1": other.port}) as (proxy_url, seen):
+            report = tmp_path / "a.json"
+            run = run_cli("audit", site.url + "/", "--report", str(report), "--check-external",
+                          "--external-rate", "50", proxy_env={"http_proxy": proxy_url})
+    assert run.code in (0, 1), run.stderr
+    assert link in seen, seen
+    import json
+    found = json.loads(report.read_text())["findings"]
+    assert found["broken-external-links"]["count"] == 0, found["broken-external-links"]
+    assert "/page.html" in [hit.path for hit in other.log]
