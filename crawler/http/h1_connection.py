@@ -10,6 +10,7 @@ any byte of an answer came, which the pool may retry on a new one).
 from __future__ import annotations
 
 import asyncio
+import re
 
 import httptools
 import httpx
@@ -20,6 +21,11 @@ HIGH_WATER = 256 * 1024
 # 256 KiB for every recv() and shrinks it after: past glibc's mmap threshold, that
 # is an mmap and munmap a read (17 us against 3 us for a 20 KB answer, measured).
 READ_BUFFER = 128 * 1024
+
+
+# Control characters no header value may hold (HTAB aside): llhttp's leniency for
+# obs-fold also stops it checking them, so they are refused here, as httpcore does.
+_CONTROL = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")
 
 
 class Stale(Exception):
@@ -68,6 +74,11 @@ class Connection(asyncio.BufferedProtocol):
         if self.lost or self.transport is None:
             raise Stale()
         self.parser = httptools.HttpResponseParser(self)
+        # RFC 9112 as a user agent reads it, and as httpcore and browsers do: a header
+        # continued on the next line (obs-fold, 5.2) is one value with a space, and a
+        # bare LF ends a line of the head (2.2)
+        self.parser.set_dangerous_leniencies(lenient_headers=True,
+                                             lenient_optional_cr_before_lf=True)
         self.head_only = head_only
         self.got_bytes = self.complete = self.informational = self.until_close = False
         self.keep_alive = False
@@ -189,6 +200,8 @@ class Connection(asyncio.BufferedProtocol):
                 f"a header line is longer than {self.max_header_bytes} bytes")
         if len(self.headers) >= self.max_headers:
             raise httpx.RemoteProtocolError(f"more than {self.max_headers} header lines")
+        if _CONTROL.search(value) is not None:
+            raise httpx.RemoteProtocolError("a control character in a header value")
         self.headers.append((name, name.lower(), value))
 
     def on_headers_complete(self) -> None:

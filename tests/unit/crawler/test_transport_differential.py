@@ -95,12 +95,26 @@ def _answer(behaviour: str, path: str, head_only: bool) -> tuple[list[bytes], bo
         return [], True
     if behaviour == "no-content":
         return [b"HTTP/1.1 204 No Content\r\n\r\n"], False
+    if behaviour == "obs-fold":  # RFC 9112 5.2: a user agent replaces it with a space
+        return [b"HTTP/1.1 200 OK\r\nX-Folded: one\r\n two\r\n" + length
+                + b"Content-Type: text/html\r\n\r\n" + payload], False
+    if behaviour == "bare-lf":  # RFC 9112 2.2: a recipient MAY take LF as a line end
+        return [b"HTTP/1.1 200 OK\nX-Folded: lf\n" + length.replace(b"\r", b"")
+                + b"\n" + payload], False
+    if behaviour == "control-in-value":  # refused by both, obs-fold's leniency or not
+        return [b"HTTP/1.1 200 OK\r\nX-Folded: a\x00b\r\n" + length + b"\r\n" + payload], True
+    if behaviour == "bare-lf-chunked":  # LF ends the head's lines; chunks keep CRLF
+        chunks = b"".join(b"%x\r\n%s\r\n" % (len(body[i:i + 64]), body[i:i + 64])
+                          for i in range(0, len(body), 64))
+        return [b"HTTP/1.1 200 OK\nTransfer-Encoding: chunked\n\n"
+                + (b"" if head_only else chunks + b"0\r\n\r\n")], False
     raise AssertionError(behaviour)
 
 
 BEHAVIOURS = ["ok", "ok", "ok", "ok-then-close", "close", "close-no-length", "http10",
               "chunked", "bad-chunk", "chunked-cut", "interim", "cut-head", "cut-body",
-              "huge-head", "endless-head", "garbage", "silent", "no-content"]
+              "huge-head", "endless-head", "garbage", "silent", "no-content", "obs-fold",
+              "bare-lf", "bare-lf-chunked", "control-in-value"]
 # Where the two differ by design, each shown in a test of its own below: bytes a
 # server sends after an answer (garbage, or a body to a HEAD) make ours drop the
 # connection, while httpcore keeps it and reads them as the next request's answer,
@@ -266,6 +280,27 @@ def test_bytes_after_an_answer_never_fail_the_next_request(
     outcomes = anyio.run(_run, ours, server.port, plan)
     assert outcomes[0][:2] == ("answer", 200)
     assert outcomes[1:] == [("answer", 200, _body("/ok/b")), ("answer", 200, _body("/ok/c"))]
+
+
+@pytest.mark.parametrize("behaviour", ["obs-fold", "bare-lf", "bare-lf-chunked"])
+def test_what_rfc_9112_tells_a_user_agent_to_accept_is_read_as_httpcore_reads_it(
+        server: MisbehavingServer, behaviour: str) -> None:
+    """A header continued on the next line (obs-fold) is one value with a space, and
+    bare LF line ends are line ends: both clients answer, with the same header."""
+    async def read(make: Client) -> tuple[int, str | None, bytes]:
+        transport = make()
+        try:
+            response = await transport.handle_async_request(
+                httpx.Request("GET", f"http://127.0.0.1:{server.port}/{behaviour}/x"))
+            body = b"".join([chunk async for chunk in response.stream])  # type: ignore[union-attr]
+            return response.status_code, response.headers.get("x-folded"), body
+        finally:
+            await transport.aclose()
+
+    mine, reference = anyio.run(read, ours), anyio.run(read, theirs)
+    assert mine == reference
+    assert mine[0] == 200 and mine[2] == _body(f"/{behaviour}/x")
+    assert mine[1] == {"obs-fold": "one two", "bare-lf": "lf", "bare-lf-chunked": None}[behaviour]
 
 
 @pytest.mark.slow(6)
