@@ -37,6 +37,7 @@ import httpx
 from crawler.http.address_rule import NetworkRule
 from crawler.http.guarded import guard
 from crawler.http.h1_transport import H1Transport
+from crawler.http.stale_retry import RetryStale
 from crawler.urls.normalize import host_of
 
 # Idle keep-alive connections are closed after this many seconds.
@@ -91,6 +92,7 @@ def open_transport(start_url: str, *, http2: bool, concurrency: int, rule: Netwo
                                       max_headers=MAX_HEADERS), rule, proxied=True)
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency,
                           keepalive_expiry=KEEPALIVE_SECONDS)
-    return guard(httpx.AsyncHTTPTransport(verify=context, http1=True, http2=True, limits=limits,
-                                          proxy=httpx.Proxy(proxy) if proxy else None,
-                                          trust_env=False), rule, proxied=proxy is not None)
+    inner = httpx.AsyncHTTPTransport(verify=context, http1=True, http2=True, limits=limits,
+                                     proxy=httpx.Proxy(proxy) if proxy else None,
+                                     trust_env=False)
+    return RetryStale(guard(inner, rule, proxied=proxy is not None), pool=inner._pool)

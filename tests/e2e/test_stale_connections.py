@@ -1,0 +1,85 @@
+"""A kept-alive connection the server closed when the next request came: that request
+is asked again once, on a new connection, on every transport (over a real socket)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import read_sitemaps, run_cli
+
+pytestmark = [pytest.mark.timeout(60), pytest.mark.usefixtures("transport")]
+
+PAGES = {"/": b'<!doctype html><title>Home</title><a href="/a.html">a</a><a href="/b.html">b</a>',
+         "/a.html": b"<!doctype html><title>A</title>",
+         "/b.html": b"<!doctype html><title>B</title>"}
+
+
+class OneRequestAConnection:
+    """Answers the first request of each connection and keeps it open; closes it,
+    unanswered, when a second request arrives on it (a server whose keep-alive
+    timer ran out as the request travelled)."""
+
+    def __init__(self) -> None:
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(16)
+        self.port = self.listener.getsockname()[1]
+        self.connections = 0
+        self.refused = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            self.connections += 1
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        with conn:
+            pending = b""
+            answered = False
+            while True:
+                while b"\r\n\r\n" not in pending:
+                    data = conn.recv(65536)
+                    if not data:
+                        return
+                    pending += data
+                head, _, pending = pending.partition(b"\r\n\r\n")
+                if answered:
+                    self.refused += 1
+                    return  # closed with no answer
+                answered = True
+                method, path = head.split(b" ")[:2]
+                body = PAGES.get(path.decode(), b"")
+                status = b"200 OK" if body else b"404 Not Found"
+                conn.sendall(b"HTTP/1.1 " + status + b"\r\nContent-Type: text/html\r\n"
+                             b"Content-Length: %d\r\n\r\n" % len(body)
+                             + (b"" if method == b"HEAD" else body))
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+@pytest.fixture
+def server() -> Iterator[OneRequestAConnection]:
+    running = OneRequestAConnection()
+    yield running
+    running.close()
+
+
+def test_a_request_on_a_stale_kept_alive_connection_is_asked_again_on_a_new_one(
+        tmp_path: Path, server: OneRequestAConnection) -> None:
+    url = f"http://127.0.0.1:{server.port}/"
+    run = run_cli("crawl", url, "--out", str(tmp_path / "out"), "--concurrency", "1",
+                  "--retries", "0")
+    assert run.code == 0, run.stderr
+    assert sorted(read_sitemaps(tmp_path / "out", url).locs) == sorted(
+        url.rstrip("/") + path for path in PAGES)
+    assert server.refused >= 1  # the stale connection was met, and overcome
