@@ -79,6 +79,8 @@ class PageFacts:
     # with videos=True: its complete videos, and what the incomplete ones lack
     videos: list[Video] = field(default_factory=list)
     video_problems: list[str] = field(default_factory=list)
+    # no link and no text of its own: a single-page app's shell, the same at every URL
+    shell: bool = False
 
 
 # From this size (bytes or characters) a page's title and head links are found with
@@ -213,12 +215,26 @@ def extract(
     if videos:
         facts.videos, facts.video_problems = page_videos(
             tree, facts.structured, base, facts.title, meta_description(tree))
+    facts.shell = not links and not has_own_text(tree)
     if fingerprint_ignoring is not None:  # last: it takes noise out of the tree
         facts.content_hash = fingerprint(tree, fingerprint_ignoring, hrefs)
     return facts
 
 
 MAX_IDS = 10_000  # anchors a page may keep for --check-fragments
+_NOT_SHOWN = "script, style, noscript, template"
+
+
+def has_own_text(tree: LexborHTMLParser) -> bool:
+    """Does the body show any text (scripts, styles and templates aside)? Asked of
+    pages without a link only: an app's shell shows none until a browser runs it."""
+    body = tree.body
+    if body is None:
+        return False
+    shown = len((body.text(deep=True, separator=" ") or "").split())
+    hidden = sum(len((node.text(deep=True, separator=" ") or "").split())
+                 for node in body.css(_NOT_SHOWN))
+    return shown > hidden
 
 
 def fragment_of(href: str) -> str | None:

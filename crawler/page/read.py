@@ -185,15 +185,16 @@ def failed_page(response: Response, depth: int, exc: Exception) -> PageOutcome:
     return PageOutcome(record)
 
 
-def duplicate_key(html: str | bytes, fingerprint: bytes | None, links: int) -> bytes | None:
+def duplicate_key(html: str | bytes, fingerprint: bytes | None, shell: bool) -> bytes | None:
     """What two pages must share to be one page at two URLs (listed once by default).
 
     The content fingerprint when the crawl makes one (audits, --state): the same
     text and links, whatever scripts or tokens differ; otherwise the body's own
-    bytes, hashed. A page without a single link gets none: a single-page app's shell
-    is the same at every URL until a browser runs it, and is no duplicate of
-    anything (a rendered page is judged by its DOM: crawler.page.rendered)."""
-    if not links:
+    bytes, hashed. A single-page app's shell (no link and no text of its own) gets
+    none: it is the same at every URL until a browser runs it, and is no duplicate
+    of anything (a rendered page is judged by its DOM: crawler.page.rendered). A
+    page without a link that does show text (terms, a landing page) is a page."""
+    if shell:
         return None
     if fingerprint is not None:
         return fingerprint
@@ -255,6 +256,6 @@ def _read_html(
     record.canonical = facts.canonical or canonical_from_link_headers(response.link, record.url)
     record.refresh_to = facts.refresh_to
     record.links_found = len(facts.links)
-    record.duplicate_key = duplicate_key(html, facts.content_hash, record.links_found)
+    record.duplicate_key = duplicate_key(html, facts.content_hash, facts.shell)
     if not record.nofollow:
         outcome.links = facts.links

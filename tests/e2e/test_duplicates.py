@@ -55,3 +55,27 @@ def test_an_apps_shell_at_several_urls_is_no_duplicate_raw_or_rendered(
         # rendered, each URL is the view the browser showed: three pages, three listed
         assert sorted(read_sitemaps(tmp_path / "rendered", site.url + "/app/").locs) == sorted(
             app)
+
+
+def test_pages_without_a_link_but_with_the_same_text_are_one_page(tmp_path: Path) -> None:
+    """Only an app's shell (no link *and* no text of its own) is exempt: two URLs
+    serving the same article with no link in it are still one page, while two
+    shells stay two."""
+    root = tmp_path / "site"
+    root.mkdir()
+    article = "<!doctype html><title>Terms</title><p>These are the terms of use.</p>"
+    shell = '<!doctype html><title>App</title><div id="app"></div><script>/* app */</script>'
+    (root / "index.html").write_text(
+        '<!doctype html><title>Home</title><a href="/terms.html">t</a><a href="/terms-copy.html">'
+        't</a><a href="/app-a.html">a</a><a href="/app-b.html">b</a>')
+    for name, body in (("terms.html", article), ("terms-copy.html", article),
+                       ("app-a.html", shell), ("app-b.html", shell)):
+        (root / name).write_text(body)
+    for fingerprinted in ((), ("--state", str(tmp_path / "state.db"))):
+        with RunningServer(root) as site:
+            run = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "out"),
+                          "--drop-duplicates", *fingerprinted)
+        assert run.code == 0, run.stderr
+        locs = set(read_sitemaps(tmp_path / "out", site.url + "/").locs)
+        assert len({site.url + "/terms.html", site.url + "/terms-copy.html"} & locs) == 1, locs
+        assert {site.url + "/app-a.html", site.url + "/app-b.html"} <= locs
