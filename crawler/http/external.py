@@ -35,9 +35,10 @@ caller's, so a URL checked within ``--external-cache-days`` is not asked again.
 
 from __future__ import annotations
 
+import contextlib
 import ssl
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -66,7 +67,8 @@ ROBOTS_BYTES = 512 * 1024
 NOT_CHECKED = "not-checked"  # the phase's deadline came first
 PRIVATE = "private-address"  # the network rule keeps it closed
 UNREACHABLE = "origin-unreachable"  # its origin failed UNREACHABLE_AFTER times in a row
-UNASKED = frozenset({NOT_CHECKED, PRIVATE})
+UNASKED = frozenset({NOT_CHECKED, PRIVATE, UNREACHABLE})
+FAILED_TO_ANSWER = frozenset({"timeout", "connection"})  # what a given-up origin's links said
 OFFLINE_AFTER = 3  # origins failed, none answered: the network, not the links
 OFFLINE = "no external origin reachable: external links not checked"
 
@@ -155,9 +157,10 @@ class _Origin:
         left = await self.pace.wait_turn()
         status = None
         try:
-            async with self.client.stream(method, url) as response:
-                self._read_certificate(response)
-                status = response.status_code
+            with _total(self.config.external_timeout):
+                async with self.client.stream(method, url) as response:
+                    self._read_certificate(response)
+                    status = response.status_code
         except PrivateAddress:
             self.given_up = PRIVATE
             raise
@@ -220,13 +223,14 @@ class _Origin:
         left = await self.pace.wait_turn()
         status: int | None = None
         try:
-            async with self.client.stream("GET", url) as response:
-                self._read_certificate(response)
-                body = b""
-                async for chunk in response.aiter_bytes():
-                    body += chunk
-                    if len(body) > ROBOTS_BYTES:
-                        break
+            with _total(self.config.external_timeout):
+                async with self.client.stream("GET", url) as response:
+                    self._read_certificate(response)
+                    body = b""
+                    async for chunk in response.aiter_bytes():
+                        body += chunk
+                        if len(body) > ROBOTS_BYTES:
+                            break
             status = response.status_code
             self.answered_once = True
             self.heard(self.origin, True)
@@ -260,7 +264,8 @@ class _Origin:
         """The ids of an HTML page within --max-page-bytes (its body read this once)."""
         async with self._slots:
             await self.pace.wait_turn()
-            return await self._read_anchors(url)
+            with _total(self.config.external_timeout):
+                return await self._read_anchors(url)
 
     async def _read_anchors(self, url: str) -> list[str] | None:
         async with self.client.stream("GET", url) as response:
@@ -275,6 +280,28 @@ class _Origin:
                     return None
         html = decode_html(body, response.headers.get("content-type"))
         return page_ids(LexborHTMLParser(html))
+
+
+@contextlib.contextmanager
+def _total(seconds: float) -> Iterator[None]:
+    """``--external-timeout`` as the total of one request, its body included: httpx
+    times each read, so an origin sending a byte every few seconds never trips it.
+    Past it, the request fails as any timeout does (``httpx.TimeoutException``)."""
+    try:
+        with anyio.fail_after(seconds):
+            yield
+    except TimeoutError as exc:
+        raise httpx.ReadTimeout(f"no whole answer within {seconds:g} s") from exc
+
+
+def _given_up_origins_links(results: list[LinkCheck], checker: _Checker) -> None:
+    """A link that timed out or was refused on an origin given up since is that
+    origin's failure, not the link's: ``origin-unreachable``, never broken."""
+    for found in results:
+        if found.error in FAILED_TO_ANSWER and not found.cached:
+            origin = checker.origins.get(origin_of(found.final_url or found.url))
+            if origin is not None and origin.given_up == UNREACHABLE:
+                found.error = UNREACHABLE
 
 
 class _Checker:
@@ -440,6 +467,7 @@ async def check_links(urls: Iterable[str], config: CrawlConfig, *,
         for url in targets:
             if url not in done:
                 keep(LinkCheck(url, error=NOT_CHECKED, checked_at=now))
+    _given_up_origins_links(results, checker)
     if checker.offline:  # nothing answered: nothing is known of any link
         results[:] = [found if found.cached else LinkCheck(found.url, error=NOT_CHECKED,
                                                              checked_at=now)
