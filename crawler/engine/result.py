@@ -10,7 +10,7 @@ from crawler.core.records import CrawlStats, PageRecord, SkippedUrl, Verdict
 from crawler.engine.seeds import SeedCounts
 
 if TYPE_CHECKING:
-    from crawler.http.external import Certificate, LinkCheck
+    from crawler.http.link_check import Certificate, LinkCheck
     from crawler.store.link_spool import LinkSpool
     from crawler.store.live_sitemap import LiveSitemap
     from crawler.store.referrers import Referrers

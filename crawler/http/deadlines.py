@@ -18,6 +18,11 @@ cancellation from outside (Ctrl-C, a task group ending) still cancels.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Iterator
+
+import anyio
+import httpx
 
 TICK = 0.1
 
@@ -84,3 +89,15 @@ class Deadlines:
             deadline.task.cancel()
         if self._active:
             self._watch = loop.call_later(self._tick, self._look)
+
+
+@contextlib.contextmanager
+def total_timeout(seconds: float) -> Iterator[None]:
+    """``--external-timeout`` as the total of one request, its body included: httpx
+    times each read, so an origin sending a byte every few seconds never trips it.
+    Past it, the request fails as any timeout does (``httpx.TimeoutException``)."""
+    try:
+        with anyio.fail_after(seconds):
+            yield
+    except TimeoutError as exc:
+        raise httpx.ReadTimeout(f"no whole answer within {seconds:g} s") from exc

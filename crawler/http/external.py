@@ -35,11 +35,9 @@ caller's, so a URL checked within ``--external-cache-days`` is not asked again.
 
 from __future__ import annotations
 
-import contextlib
 import ssl
 import time
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
 import anyio
@@ -49,8 +47,17 @@ from selectolax.lexbor import LexborHTMLParser
 from crawler.config import CrawlConfig
 from crawler.core.dates import retry_after_seconds
 from crawler.http.address_rule import NetworkRule, PrivateAddress, rule_for_config
+from crawler.http.deadlines import total_timeout
 from crawler.http.external_pace import CONNECTIONS, LONGEST_INTERVAL, Pace
 from crawler.http.guarded import guarded_client
+from crawler.http.link_check import (
+    FAILED_TO_ANSWER,
+    NOT_CHECKED,
+    PRIVATE,
+    UNREACHABLE,
+    Certificate,
+    LinkCheck,
+)
 from crawler.http.transports import proxy_for, tls_context
 from crawler.page.decode import decode_html
 from crawler.page.extract import page_ids
@@ -63,46 +70,8 @@ HEAD_REFUSED = frozenset({405, 501})
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
 RETRIED = frozenset({429, 503})
 ROBOTS_BYTES = 512 * 1024
-# what a LinkCheck's error says when the link was not asked: neither broken nor fine
-NOT_CHECKED = "not-checked"  # the phase's deadline came first
-PRIVATE = "private-address"  # the network rule keeps it closed
-UNREACHABLE = "origin-unreachable"  # its origin failed UNREACHABLE_AFTER times in a row
-UNASKED = frozenset({NOT_CHECKED, PRIVATE, UNREACHABLE})
-FAILED_TO_ANSWER = frozenset({"timeout", "connection"})  # what a given-up origin's links said
 OFFLINE_AFTER = 3  # origins failed, none answered: the network, not the links
 OFFLINE = "no external origin reachable: external links not checked"
-
-
-@dataclass(slots=True)
-class LinkCheck:
-    """What one external URL answered."""
-
-    url: str
-    status: int | None = None  # the final answer's, after redirects
-    final_url: str | None = None  # where its redirects end (None: it did not redirect)
-    hops: int = 0
-    error: str | None = None  # timeout, connection, tls, too-many-redirects, …
-    disallowed: bool = False  # its robots.txt disallows it to us: not requested
-    checked_at: float = 0.0  # epoch seconds
-    cached: bool = False
-    # --check-fragments: the anchors of the page, when a link points into it (None: not read)
-    ids: list[str] | None = None
-
-    @property
-    def unchecked(self) -> bool:
-        """Never asked (deadline, network rule): nothing is known of it."""
-        return self.error in UNASKED
-
-    @property
-    def broken(self) -> bool:
-        return not self.disallowed and not self.unchecked and (
-            self.error is not None or (self.status or 0) >= 400)
-
-
-@dataclass(slots=True)
-class Certificate:
-    origin: str
-    expires: datetime
 
 
 class _Origin:
@@ -157,7 +126,7 @@ class _Origin:
         left = await self.pace.wait_turn()
         status = None
         try:
-            with _total(self.config.external_timeout):
+            with total_timeout(self.config.external_timeout):
                 async with self.client.stream(method, url) as response:
                     self._read_certificate(response)
                     status = response.status_code
@@ -223,7 +192,7 @@ class _Origin:
         left = await self.pace.wait_turn()
         status: int | None = None
         try:
-            with _total(self.config.external_timeout):
+            with total_timeout(self.config.external_timeout):
                 async with self.client.stream("GET", url) as response:
                     self._read_certificate(response)
                     body = b""
@@ -264,7 +233,7 @@ class _Origin:
         """The ids of an HTML page within --max-page-bytes (its body read this once)."""
         async with self._slots:
             await self.pace.wait_turn()
-            with _total(self.config.external_timeout):
+            with total_timeout(self.config.external_timeout):
                 return await self._read_anchors(url)
 
     async def _read_anchors(self, url: str) -> list[str] | None:
@@ -280,18 +249,6 @@ class _Origin:
                     return None
         html = decode_html(body, response.headers.get("content-type"))
         return page_ids(LexborHTMLParser(html))
-
-
-@contextlib.contextmanager
-def _total(seconds: float) -> Iterator[None]:
-    """``--external-timeout`` as the total of one request, its body included: httpx
-    times each read, so an origin sending a byte every few seconds never trips it.
-    Past it, the request fails as any timeout does (``httpx.TimeoutException``)."""
-    try:
-        with anyio.fail_after(seconds):
-            yield
-    except TimeoutError as exc:
-        raise httpx.ReadTimeout(f"no whole answer within {seconds:g} s") from exc
 
 
 def _given_up_origins_links(results: list[LinkCheck], checker: _Checker) -> None:

@@ -92,7 +92,8 @@ def test_300_links_to_an_origin_that_never_answers_are_unchecked_never_broken(
         root.mkdir()
         for page in range(10):
             anchors = "".join(f'<a href="{mute.url}/p{page}-{n}.html">x</a>\n' for n in range(30))
-            (root / f"page{page}.html").write_text(f"<!doctype html><title>P{page}</title>{anchors}")
+            (root / f"page{page}.html").write_text(
+                f"<!doctype html><title>P{page}</title>{anchors}")
         (root / "index.html").write_text("<!doctype html><title>Home</title>" + "".join(
             f'<a href="/page{page}.html">p</a>' for page in range(10)))
         with RunningServer(root) as site:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -66,7 +67,8 @@ def test_an_ipv6_link_is_checked_through_the_proxy_with_its_brackets(tmp_path: P
         link = f"http://[::1]:{other.port}/page.html"
         site_root = tmp_path / "site"
         site_root.mkdir()
-        (site_root / "index.html").write_text(f'<!doctype html><title>Home</title><a href="{link}">x</a>')
+        (site_root / "index.html").write_text(
+            f'<!doctype html><title>Home</title><a href="{link}">x</a>')
         with RunningServer(site_root) as site, \
                 running_proxy(names={"::1": other.port}) as (proxy_url, seen):
             report = tmp_path / "a.json"
@@ -74,7 +76,6 @@ def test_an_ipv6_link_is_checked_through_the_proxy_with_its_brackets(tmp_path: P
                           "--external-rate", "50", proxy_env={"http_proxy": proxy_url})
     assert run.code in (0, 1), run.stderr
     assert link in seen, seen
-    import json
     found = json.loads(report.read_text())["findings"]
     assert found["broken-external-links"]["count"] == 0, found["broken-external-links"]
     assert "/page.html" in [hit.path for hit in other.log]
