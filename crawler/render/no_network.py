@@ -13,6 +13,10 @@ from __future__ import annotations
 
 import socket
 
+# Chromium's proxy bypass rule that sends loopback through the proxy too (by default
+# Chromium connects to loopback directly, whatever its proxy)
+NO_BYPASS = "<-loopback>"
+
 
 class DeadEnd:
     """A bound, never-listening port on 127.0.0.1: every connect is refused."""

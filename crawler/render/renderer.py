@@ -44,8 +44,15 @@ from crawler.config import CrawlConfig
 from crawler.core.errors import ConfigError
 from crawler.core.response import Response
 from crawler.render.flags import FLAGS
+from crawler.render.held import (
+    HELD_BUDGET,
+    PROBE_AFTER,
+    crash_renderer,
+    responsive,
+    stop_scripts,
+)
 from crawler.render.memory_watch import MemoryWatch, caps
-from crawler.render.no_network import DeadEnd
+from crawler.render.no_network import NO_BYPASS, DeadEnd
 from crawler.render.page_network import FetchOrigin, PageNetwork, Visit
 from crawler.render.settle import POLL, QUIET, TRACKER, WAIT_CALM, calm
 
@@ -62,11 +69,11 @@ PAGES_PER_TAB_ENV = "SITEMAP_CRAWLER_PAGES_PER_TAB"  # lowered by the tests
 # every 400, at the same pages/s or better.
 PAGES_PER_BROWSER = 400
 PAGES_PER_BROWSER_ENV = "SITEMAP_CRAWLER_PAGES_PER_BROWSER"  # lowered by the tests
-# Seconds past --render-timeout the crawl waits on a page whose script never yields
-# (an endless loop holds the renderer, so no wait inside the page ever returns):
-# the script is then stopped from outside and the page read as it stands. At 1 s, a
-# busy machine (a CI run beside three other test processes) answered a page of timers
-# late enough to be taken for one that never yields.
+# Seconds a step of letting a page go may take (stopping its scripts, closing its tab).
+# Whether a page whose settling wait is late is held by a script or only slow is
+# asked of its renderer (held.py): a held page ends within the timeout and a second;
+# a slow one is waited for (at 1 s of grace, a busy machine's page of timers had been
+# taken for one that never yields, and lost its rendering).
 OUTER_GRACE = 2.0
 # Seconds the DOM is waited for once the settling is over (or the script stopped):
 # a renderer that is free answers at once, so what is left is a busy machine, and
@@ -130,12 +137,17 @@ class Renderer:
         self.heap_mb, renderer_mb, tree_mb = caps(config.workers or os.cpu_count() or 1)
         self.memory = MemoryWatch(renderer_mb, tree_mb)
         self._watching: asyncio.Task[None] | None = None
+        self._closing: set[asyncio.Task[None]] = set()  # held pages' tabs, closing
 
     async def __aenter__(self) -> Renderer:
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
         with anyio.CancelScope(shield=True):
+            with anyio.move_on_after(OUTER_GRACE * 2):
+                for task in list(self._closing):
+                    with contextlib.suppress(Exception):
+                        await task
             await self._close_browser()
             if self._playwright is not None:
                 with contextlib.suppress(Exception):
@@ -203,10 +215,12 @@ class Renderer:
                 raise _Crashed("the page's renderer process died: "
                            + self.memory.why_crashed(), generation)
             settled, html, stopped = False, None, False
-            with anyio.move_on_after(max(0.0, deadline - time.monotonic()) + OUTER_GRACE
+            with anyio.move_on_after(max(0.0, deadline - time.monotonic()) + PROBE_AFTER
                                      ) as outer:
                 settled, html = await self._settle(tab, visit, deadline)
-            if outer.cancelled_caught:  # the wait never came back: a script holds the page
+            if outer.cancelled_caught:  # the wait is not back: a held page, or a busy machine
+                if not await responsive(self._sessions.get(tab)):
+                    return await self._read_held(tab, document, deadline)
                 stopped = await self._stop_scripts(tab)
             try:
                 if html is None:
@@ -280,15 +294,47 @@ class Renderer:
                 return True, html
 
     async def _stop_scripts(self, tab: Page) -> bool:
-        """Stop the script that holds ``tab`` from outside the page: V8 is told to
-        end what it runs (the DevTools session was opened with the tab, since a
-        busy renderer answers nothing new). True when it was asked."""
+        """Stop what runs in ``tab`` from outside the page (the DevTools session was
+        opened with the tab, since a busy renderer answers nothing new)."""
+        return await stop_scripts(self._sessions.get(tab), OUTER_GRACE)
+
+    async def _read_held(self, tab: Page, document: Response, deadline: float
+                         ) -> RenderedPage:
+        """A page whose script holds its renderer (``held.py``): stopped, read as it
+        stands if it gives its DOM by :data:`HELD_BUDGET` past the deadline, and let
+        go either way, its tab closed (and its renderer crashed, if it could not be
+        stopped) behind the crawl's back, so its slot is free at once."""
+        self._visits.pop(tab, None)  # what happens to its renderer now is not a crash
         session = self._sessions.get(tab)
-        if session is None:
-            return False
-        with contextlib.suppress(PlaywrightError), anyio.move_on_after(OUTER_GRACE):
-            await session.send("Runtime.terminateExecution")
-        return True
+        timeout = f"--render-timeout {self.config.render_timeout:g}s"
+        await stop_scripts(session, max(0.05, deadline + HELD_BUDGET - time.monotonic()))
+        html: str | None = None
+        with anyio.move_on_after(max(0.05, deadline + HELD_BUDGET - time.monotonic())):
+            with contextlib.suppress(PlaywrightError):
+                html = await tab.content()
+        self._let_go(tab, crash=html is None)
+        if html is None:
+            return RenderedPage(None, document.url, settled=False, failure=(
+                f"a script held the page past {timeout} and could not be stopped: its "
+                "renderer was ended, the page read from its raw HTML"), failure_kind="timeout")
+        return RenderedPage(html, tab.url, False, [("timeout", (
+            f"a script still running after {timeout} was stopped: read as it stood then"))])
+
+    def _let_go(self, tab: Page, *, crash: bool) -> None:
+        """Retire ``tab`` in the background (crashing its renderer first if asked)."""
+        session = self._sessions.get(tab)
+        if tab in self._tabs:  # no other page may be given it meanwhile
+            self._tabs.remove(tab)
+        self._tab_pages.pop(tab, None)
+
+        async def close() -> None:
+            if crash:
+                await crash_renderer(session)
+            await self._retire(tab)
+
+        task = asyncio.get_running_loop().create_task(close())
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
 
     async def _retire(self, tab: Page) -> None:
         """A tab whose page misbehaved is not used again (its timers may fire anew)."""
@@ -373,8 +419,10 @@ class Renderer:
             self._browser = await self._playwright.chromium.launch(
                 executable_path=self.executable, headless=True,
                 args=[*FLAGS, f"--js-flags=--max-old-space-size={self.heap_mb}"],
-                # whatever the interception cannot see goes here, and nowhere
-                proxy={"server": self._dead_end.url, "bypass": ""})
+                # whatever the interception cannot see goes here, and nowhere, loopback
+                # included: "<-loopback>" said here, not left to Playwright, which adds
+                # it unless an environment variable tells it not to
+                proxy={"server": self._dead_end.url, "bypass": NO_BYPASS})
             self._context = await self._new_context(self._browser)
         except PlaywrightError as exc:
             await self._close_browser()

@@ -26,6 +26,9 @@ from siteserver import RunningServer
 pytestmark = pytest.mark.timeout(180)
 
 SECRET = "TOPSECRET-4242"
+# Playwright's switch that lets Chromium's own loopback traffic skip the browser's
+# proxy: set for every run here, so containment cannot rest on Playwright's default
+LOOPBACK_SWITCH = {"PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK": "1"}
 
 
 def _secret(tmp_path: Path) -> Path:
@@ -40,6 +43,15 @@ def _site(tmp_path: Path, secret_port: int) -> Path:
     site.mkdir()
     s = secret_port
     (site / "index.html").write_text(f"""<!doctype html><title>Home</title>
+<link rel="preconnect" href="http://127.0.0.1:{s}">
+<link rel="preconnect" href="http://[::1]:{s}">
+<link rel="dns-prefetch" href="http://localhost:{s}">
+<link rel="prefetch" href="http://127.0.0.1:{s}/secret.txt?link-prefetch">
+<script type="speculationrules">
+{{"prefetch": [{{"source": "list", "urls": ["http://127.0.0.1:{s}/secret.txt?prefetch",
+                                          "http://[::1]:{s}/secret.txt?prefetch"]}}],
+ "prerender": [{{"source": "list", "urls": ["http://127.0.0.1:{s}/secret.txt?prerender"]}}]}}
+</script>
 <div id="out"></div>
 <script>
 const leak = (text) => fetch("/leak?d=" + encodeURIComponent(text)).catch(() => {{}});
@@ -72,7 +84,8 @@ def test_a_rendered_pages_scripts_reach_no_private_address(tmp_path: Path) -> No
             run = run_cli("audit", "http://www.public.test/", "--report", str(report),
                           "--render", "always", "--render-timeout", "4",
                           "--browser", chromium_path(), "--compare-sitemap", "off",
-                          proxy_env={"http_proxy": proxy}, timeout=150)
+                          proxy_env={"http_proxy": proxy}, env_extra=LOOPBACK_SWITCH,
+                          timeout=150)
             site_paths = [hit.path for hit in site.log]
         assert secret.log == [], [(hit.method, hit.path) for hit in secret.log]
     assert run.code in (0, 1), run.stderr
@@ -107,7 +120,7 @@ def test_a_script_that_never_yields_is_stopped_at_the_render_timeout(tmp_path: P
         run = run_cli("audit", server.url + "/", "--report", str(report),
                       "--render", "always", "--render-timeout", "3",
                       "--browser", chromium_path(), "--compare-sitemap", "off",
-                      timeout=150)
+                      env_extra=LOOPBACK_SWITCH, timeout=150)
         took = time.monotonic() - started
     assert run.code in (0, 1), run.stderr
     found = json.loads(report.read_text())
@@ -158,7 +171,7 @@ def _peak_of_a_run(*args: str) -> tuple[int, float, str]:
     a look every half second sees it.)"""
     process = subprocess.Popen([sys.executable, "-m", "crawler", *args], cwd=REPO,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env={**os.environ, "NO_PROXY": "*"})
+                               env={**os.environ, "NO_PROXY": "*", **LOOPBACK_SWITCH})
     peak = 0.0
     deadline = time.monotonic() + 170
     while process.poll() is None and time.monotonic() < deadline:
@@ -245,7 +258,7 @@ def test_a_page_still_loading_at_the_deadline_is_a_timeout(tmp_path: Path, delay
     with RunningServer(site, routes={"/slow.js": {"delay": delay}}) as server:
         run = run_cli("audit", server.url + "/", "--report", str(report), "--render",
                       "always", "--render-timeout", "2", "--browser", chromium_path(),
-                      "--compare-sitemap", "off", timeout=150)
+                      "--compare-sitemap", "off", env_extra=LOOPBACK_SWITCH, timeout=150)
     assert run.code in (0, 1), run.stderr
     errors = [(item["url"].removeprefix(server.url), item["error"]) for item in
               json.loads(report.read_text())["findings"]["render-errors"]["items"]]
@@ -287,6 +300,8 @@ def test_a_page_the_browser_is_still_navigating_at_the_deadline_is_a_timeout(
         "const tick = () => { document.getElementById('app').textContent = ++n;"
         "setTimeout(tick, 20); }; tick();</script>")
     report = tmp_path / "audit.json"
+    for name, value in LOOPBACK_SWITCH.items():
+        monkeypatch.setenv(name, value)
     with RunningServer(site) as server:
         result = CliRunner().invoke(cli_module.cli, [
             "audit", server.url + "/", "--report", str(report), "--render", "always",
