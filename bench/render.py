@@ -28,6 +28,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from timed_run import run_sampled
+
 from bench import PG_DOCS, WORK, Nginx
 
 HERE = Path(__file__).resolve().parent
@@ -142,17 +144,16 @@ def crawl(url: str, out: Path, *options: str) -> dict[str, Any]:
     own = os.times()
     process = subprocess.Popen([sys.executable, "-m", "crawler", "crawl", url, "--out",
                                 str(out), "--quiet", *options], stderr=subprocess.PIPE)
-    peak = 0.0
+    peak = [0.0]
     seen: dict[int, tuple[str, float]] = {}
-    while True:
-        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-        if pid:
-            break
-        tree = _tree(process.pid)
-        peak = max(peak, _rss_mb(tree))
+
+    def sample(pid: int) -> None:
+        tree = _tree(pid)
+        peak[0] = max(peak[0], _rss_mb(tree))
         _cpu_by_pid(tree, seen)
-        time.sleep(SAMPLE_EVERY)
-    wall = time.monotonic() - started
+
+    run = run_sampled(process, started, sample, SAMPLE_EVERY)
+    wall, status, usage = run.wall, run.status, run.usage
     ended = os.times()
     split: dict[str, float] = {}
     for kind, cpu in seen.values():
@@ -164,7 +165,7 @@ def crawl(url: str, out: Path, *options: str) -> dict[str, Any]:
     return {"wall": round(wall, 2), "cpu": round(sum(split.values()), 2),
             "cpu_rusage": round(usage.ru_utime + usage.ru_stime, 2), "cpu_split": split,
             "bench_cpu": round(ended.user - own.user + ended.system - own.system, 2),
-            "peak_rss_mb": round(peak), "listed": listed,
+            "peak_rss_mb": round(peak[0]), "listed": listed,
             "code": os.waitstatus_to_exitcode(status),
             "stderr": (process.stderr.read() or b"").decode()[-300:] if process.stderr else ""}
 

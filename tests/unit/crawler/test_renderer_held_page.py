@@ -53,6 +53,6 @@ def test_a_script_that_never_yields_ends_within_the_timeout_and_a_second() -> No
     for shown in (first, second):
         assert not shown.settled
         kinds = [kind for kind, *_ in shown.notes] if shown.html is not None else []
-        assert shown.html is None and shown.failure_kind == "timeout" or kinds == ["timeout"], (
+        assert (shown.html is None and shown.failure_kind == "timeout") or kinds == ["timeout"], (
             shown.failure, shown.notes)
     assert after.html is not None and after.settled  # the next page renders as ever
