@@ -33,6 +33,7 @@ import random
 import ssl
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import anyio
@@ -134,8 +135,9 @@ class Fetcher:
         attempt's request goes on the wire, by a transport that can tell (ours;
         not aiohttp's, through a proxy): work the caller can do while the answer
         travels, and which does not count against ``--timeout``."""
-        limit = max_bytes or self.config.max_page_bytes
-        extra = tuple(headers.items()) if isinstance(headers, dict) else headers
+        ask = _Ask(want_body, max_bytes or self.config.max_page_bytes,
+                   tuple(headers.items()) if isinstance(headers, dict) else headers,
+                   truncate, method, drain)
         attempts = self.config.retries + 1
         started = time.monotonic()
         for attempt in range(1, attempts + 1):
@@ -144,8 +146,8 @@ class Fetcher:
             # one watch over every request's deadline (deadlines.py), not a timer each
             deadline = self._deadlines.start(self.config.timeout)
             try:
-                await self._attempt(response, want_body, limit, extra, truncate, method,
-                                    drain, when_sent and _not_counted(when_sent, deadline))
+                await self._attempt(response, ask,
+                                    when_sent=when_sent and _not_counted(when_sent, deadline))
             except asyncio.CancelledError:
                 if not deadline.expired_here():
                     raise
@@ -201,20 +203,11 @@ class Fetcher:
             return pause
         return backoff
 
-    async def _attempt(
-        self,
-        result: Response,
-        want_body: Callable[[int, str | None], bool],
-        limit: int,
-        extra: tuple[tuple[str, str], ...] | None,
-        truncate: bool = False,
-        method: str = "GET",
-        drain: bool = True,
-        when_sent: Callable[[], None] | None = None,
-    ) -> None:
+    async def _attempt(self, result: Response, ask: _Ask, *,
+                       when_sent: Callable[[], None] | None = None) -> None:
         transport = self._transport
         assert transport is not None, "use the Fetcher as an async context manager"
-        request = self._requests.get(result.url, extra, method)
+        request = self._requests.get(result.url, ask.extra, ask.method)
         if when_sent is not None:
             request.extensions[WHEN_SENT] = when_sent
         own = self._requests.own(result.url)
@@ -228,47 +221,87 @@ class Fetcher:
                                          else self._user_cookie)
         try:
             answer = await transport.handle_async_request(request)
-        except (httpx.HTTPError, OSError, ValueError) as exc:
+        except (httpx.HTTPError, OSError, ValueError) as exc:  # the network's, or the URL's
             result.error = error_kind(exc, got_status=False, via_proxy=self.proxy is not None)
             return
         try:
-            encoding, cookies = _read_headers(answer, result)
-            if cookies and own:  # a cookie is the origin's: never kept from elsewhere
-                answer.request = request
-                self.cookies.extract_cookies(answer)
-                self._cap_cookies()
-                if self.on_cookies is not None:
-                    self.on_cookies()
-            status = result.status = answer.status_code
-            if method != "HEAD" and want_body(status, result.content_type):
-                inflater = Inflater(encoding, limit, truncate=truncate)
-                parts = []
-                # the transport's stream itself: every transport raises httpx's own
-                # exceptions, and aiter_raw's chunker and bookkeeping cost ~5 us a page
-                async for raw in answer.stream:  # type: ignore[union-attr]
-                    parts.append(inflater.feed(raw))
-                    if inflater.full:
-                        break
-                result.body = b"".join(parts)
-            elif status in (204, 304) or method == "HEAD" or (
-                    drain and _small(answer.headers.get("content-length"))):
-                # Reading a short 404 or redirect body (or a 304's nothing) to its
-                # end keeps the connection alive; closing it unread would cost a new
-                # one. Dropped unread, so straight from the transport's stream.
-                async for _ in answer.stream:  # type: ignore[union-attr]
-                    pass
-        except TooLarge:
-            result.error = ErrorKind.TOO_LARGE
-        except Undecodable:
-            result.error = ErrorKind.DECODING
-        except (httpx.HTTPError, OSError, ValueError) as exc:
-            result.error = error_kind(exc, got_status=True, via_proxy=self.proxy is not None)
+            await self._take(answer, result, request, ask)
         finally:
             # closed at its transport stream, which hands the connection back (read to
             # the end) or closes it (abandoned mid-body)
             await answer.stream.aclose()  # type: ignore[union-attr]
         if result.error is not None:
             result.body = None
+
+    async def _take(self, answer: httpx.Response, result: Response, request: httpx.Request,
+                    ask: _Ask) -> None:
+        """The answer's headers and (if wanted) body into ``result``. Our own reading
+        is outside any ``try``: a fault there is a bug, which the caller's net makes
+        this URL's ``internal-error``, never a network error that looks like the site's."""
+        encoding, cookies = _read_headers(answer, result)
+        if cookies and self._requests.own(result.url):  # a cookie is the origin's only
+            answer.request = request
+            self.cookies.extract_cookies(answer)
+            self._cap_cookies()
+            if self.on_cookies is not None:
+                self.on_cookies()
+        status = result.status = answer.status_code
+        head = ask.method == "HEAD"
+        if not head and ask.want_body(status, result.content_type):
+            try:
+                inflater = Inflater(encoding, ask.size, truncate=ask.truncate)
+            except Undecodable:  # an encoding we cannot read: the answer's, not ours
+                result.error = ErrorKind.DECODING
+                return
+            await _read_body(answer, result, inflater, self.proxy)
+        elif status in (204, 304) or head or (
+                ask.drain and _small(answer.headers.get("content-length"))):
+            # Reading a short 404 or redirect body (or a 304's nothing) to its end keeps
+            # the connection alive; closing it unread would cost a new one.
+            await _read_body(answer, result, None, self.proxy)
+
+
+@dataclass(frozen=True, slots=True)
+class _Ask:
+    """What one fetch asks for, the same at each attempt."""
+
+    want_body: Callable[[int, str | None], bool]
+    size: int  # decoded bytes at most
+    extra: tuple[tuple[str, str], ...] | None  # headers beyond the base ones (validators)
+    truncate: bool = False  # past ``size``: cut and kept, rather than too-large
+    method: str = "GET"
+    drain: bool = True  # read a short unwanted body, to keep the connection
+
+
+async def _read_body(answer: httpx.Response, result: Response, inflater: Inflater | None,
+                     proxy: str | None) -> None:
+    """The body, inflated into ``result.body`` (``inflater`` None: read and dropped).
+    Only the reads from the transport's stream are the network's (every transport
+    raises httpx's own exceptions); too-large and undecodable are the inflater's
+    verdicts. Straight from the transport's stream: aiter_raw's chunker and
+    bookkeeping cost ~5 us a page."""
+    parts: list[bytes] = []
+    chunks = answer.stream.__aiter__()  # type: ignore[union-attr]
+    while inflater is None or not inflater.full:
+        try:
+            raw = await chunks.__anext__()
+        except StopAsyncIteration:
+            break
+        except (httpx.HTTPError, OSError) as exc:
+            result.error = error_kind(exc, got_status=True, via_proxy=proxy is not None)
+            return
+        if inflater is None:
+            continue
+        try:
+            parts.append(inflater.feed(raw))
+        except TooLarge:
+            result.error = ErrorKind.TOO_LARGE
+            return
+        except Undecodable:
+            result.error = ErrorKind.DECODING
+            return
+    if inflater is not None:
+        result.body = b"".join(parts)
 
 
 def _not_counted(work: Callable[[], None], deadline: Deadline) -> Callable[[], None]:

@@ -323,3 +323,26 @@ def test_a_body_cut_short_is_a_network_error(http2: bool) -> None:
     response = _fetch_once(f"http://127.0.0.1:{port}/", http2=http2)
     assert response.status == 200 and response.error is ErrorKind.NETWORK
     assert response.body is None
+
+
+@pytest.mark.parametrize("broken", ["_read_headers", "Inflater.feed"])
+def test_a_bug_in_our_own_reading_is_an_internal_error_not_a_network_one(
+        mode: Mode, monkeypatch: pytest.MonkeyPatch, broken: str) -> None:
+    """The network ``try`` covers the network only: a fault in reading the answer's
+    headers or inflating its body is this URL's ``internal-error`` row, which the
+    crawl reports and --debug shows, never a ``network`` error that looks like the
+    site's."""
+    import crawler.http.fetch as fetch_module
+
+    def bug(*args: object, **kwargs: object) -> None:
+        raise ValueError("a bug of ours")
+
+    owner, _, name = broken.rpartition(".")
+    monkeypatch.setattr(getattr(fetch_module, owner) if owner else fetch_module, name, bug)
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        await answer(send, body=b"<p>hello</p>")
+
+    response = fetch(mode, app, monkeypatch)
+    assert response.error is ErrorKind.INTERNAL, (response.error, response.detail)
+    assert "a bug of ours" in (response.detail or "")
