@@ -26,7 +26,7 @@ from crawler.core.unforeseen import log_unforeseen
 from crawler.engine.cores import usable_cores
 from crawler.engine.parse_sandbox import ParseSandbox
 from crawler.frontier.job import Job
-from crawler.page.read import PageOutcome, failed_page, read_page, wants_body
+from crawler.page.read import PageOutcome, ReadOptions, failed_page, read_page, wants_body
 from crawler.page.rendered import merge, wants_render
 from crawler.urls.documents import HEAD_REFUSED, content_types, extension
 from crawler.urls.normalize import normalize_url
@@ -101,11 +101,18 @@ class PageFetcher:
         self.robots = robots  # for --render: which requests of a page robots.txt allows
         self.renderer: Renderer | None = None
         self.fetcher = fetcher
-        self.clean = clean if clean is not None else config.filters().clean
-        self.ignoring = config.ignore_selectors if config.fingerprints else None
         self.token = config.robots_token  # derived by a regex: once, not per page
-        self.rules = config.extraction_rules()  # --extract
         self.documents = content_types(config.documents)
+        # how every page is read, built once (and the same for a rendered DOM, but
+        # for the question of rendering it, already answered)
+        self.reading = ReadOptions(
+            fingerprint_ignoring=config.ignore_selectors if config.fingerprints else None,
+            clean=clean if clean is not None else config.filters().clean,
+            images=config.images, documents=self.documents, anchors=config.audit,
+            hreflang=config.hreflang, render=config.render, fragments=config.check_fragments,
+            extractions=config.extraction_rules(), edges=config.links_path is not None,
+            news=config.news, videos=config.videos)
+        self.reading_rendered = replace(self.reading, render="never")
         # the children reading pages: one, and a second when the first falls behind
         self.sandboxes: list[ParseSandbox] = []
         self.max_children = children if children is not None else parse_children()
@@ -203,12 +210,8 @@ class PageFetcher:
              rendered: bool = False) -> PageOutcome:
         """One answer into its outcome (in the sandbox's child, when there is one).
         ``rendered``: the body is the DOM a browser rendered, read for its merge."""
-        outcome = read_page(response, depth, self.token, now, self.ignoring, self.clean,
-                            self.config.images, self.documents, self.config.audit,
-                            self.config.hreflang, "never" if rendered else self.config.render,
-                            self.config.check_fragments, self.rules,
-                            self.config.links_path is not None, self.config.news,
-                            self.config.videos)
+        outcome = read_page(response, depth, self.token, now,
+                            self.reading_rendered if rendered else self.reading)
         # a page about to be rendered keeps every link: they are compared with the DOM's
         if outcome.links and not rendered and not wants_render(outcome.record):
             self._hand_over(outcome)

@@ -90,37 +90,37 @@ def judge(record: PageRecord, documents: frozenset[str] = frozenset()) -> Verdic
     return Verdict.LISTED
 
 
-def read_page(
-    response: Response,
-    depth: int,
-    token: str,
-    now: datetime,
-    fingerprint_ignoring: tuple[str, ...] | None = None,
-    clean: Callable[[str], str] | None = None,
-    images: bool = False,
-    documents: frozenset[str] = frozenset(),
-    anchors: bool = False,
-    hreflang: bool = True,
-    render: str = "never",
-    fragments: bool = False,
-    extractions: tuple[Rule, ...] = (),
-    edges: bool = False,
-    news: bool = False,
-    videos: bool = False,
-) -> PageOutcome:
-    """Turn one fetched URL into its record and onward URLs.
+@dataclass(frozen=True, slots=True)
+class ReadOptions:
+    """What reading a page keeps beyond its verdict: built once a crawl, from its
+    configuration (``PageFetcher``), the same for every page."""
 
-    ``render`` (``--render``) has an HTML page say whether it would be rendered and
-    why (``record.render_why``); the rendering itself is the caller's.
+    # CSS selectors whose content the fingerprint ignores; None: no fingerprint
+    fingerprint_ignoring: tuple[str, ...] | None = None
+    # --strip-param: respells redirect, refresh and canonical targets before the page
+    # is judged, so ?utm_source= on a canonical does not make a page look canonicalised
+    clean: Callable[[str], str] | None = None
+    images: bool = False
+    documents: frozenset[str] = frozenset()  # --documents: content types listed like pages
+    anchors: bool = False  # an audit: anchor texts and what the page says of itself
+    # keep the declared alternates (up to MAX_ALTERNATES, the rest counted)
+    hreflang: bool = True
+    # --render: the page says whether it would be rendered and why (record.render_why);
+    # the rendering itself is the caller's
+    render: str = "never"
+    fragments: bool = False  # --check-fragments
+    extractions: tuple[Rule, ...] = ()  # --extract
+    edges: bool = False  # --links
+    news: bool = False
+    videos: bool = False
 
-    ``hreflang`` keeps the page's declared alternates (up to :data:`MAX_ALTERNATES`,
-    the rest counted); without it none are kept.
 
-    ``fingerprint_ignoring`` (CSS selectors) asks for a content fingerprint.
-    ``clean`` (``--strip-param``) respells redirect, refresh and canonical
-    targets before the page is judged, so ``?utm_source=`` on a canonical does
-    not make a page look canonicalised elsewhere.
-    """
+PLAIN = ReadOptions()
+
+
+def read_page(response: Response, depth: int, token: str, now: datetime,
+              options: ReadOptions = PLAIN) -> PageOutcome:
+    """Turn one fetched URL into its record and onward URLs."""
     url = response.url
     record = PageRecord(
         url=url,
@@ -146,11 +146,11 @@ def read_page(
             else:
                 record.redirect_to = target
         elif response.body is not None:
-            _read_html(response, token, outcome, fingerprint_ignoring, images, anchors,
-                       hreflang, render, fragments, extractions, edges, news, videos)
-        elif mime_type(response.content_type) in documents:
+            _read_html(response, token, outcome, options)
+        elif mime_type(response.content_type) in options.documents:
             # a PDF can name its canonical only in a header (Google reads it there)
             record.canonical = canonical_from_link_headers(response.link, url)
+    clean = options.clean
     if clean is not None:
         for name in ("redirect_to", "refresh_to", "canonical"):
             value = getattr(record, name)
@@ -159,7 +159,7 @@ def read_page(
         record.alternates = tuple((code, clean(url)) for code, url in record.alternates)
         record.fragment_links = tuple((clean(url), fragment)
                                       for url, fragment in record.fragment_links)
-    record.verdict = judge(record, documents)
+    record.verdict = judge(record, options.documents)
     outcome.siblings = targets(record)
     return outcome
 
@@ -202,24 +202,16 @@ def duplicate_key(html: str | bytes, fingerprint: bytes | None, shell: bool) -> 
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
-def _read_html(
-    response: Response, token: str, outcome: PageOutcome, ignoring: tuple[str, ...] | None,
-    images: bool = False,
-    anchors: bool = False,
-    hreflang: bool = True,
-    render: str = "never",
-    fragments: bool = False,
-    extractions: tuple[Rule, ...] = (),
-    edges: bool = False,
-    news: bool = False,
-    videos: bool = False,
-) -> None:
+def _read_html(response: Response, token: str, outcome: PageOutcome,
+               options: ReadOptions) -> None:
     record = outcome.record
     html = html_source(response.body or b"", response.content_type)
-    facts = extract(html, record.url, token, fingerprint_ignoring=ignoring, images=images,
-                    anchors=anchors, client_rendering=render == "auto", fragments=fragments,
-                    extractions=extractions, structured=anchors, edges=edges, news=news,
-                    videos=videos)
+    render, fragments = options.render, options.fragments
+    facts = extract(html, record.url, token, fingerprint_ignoring=options.fingerprint_ignoring,
+                    images=options.images, anchors=options.anchors,
+                    client_rendering=render == "auto", fragments=fragments,
+                    extractions=options.extractions, structured=options.anchors,
+                    edges=options.edges, news=options.news, videos=options.videos)
     outcome.edges = facts.edges
     if facts.page is not None:
         record.description, record.h1 = facts.page.description, facts.page.h1
@@ -227,7 +219,7 @@ def _read_html(
         record.template = facts.page.outline
     record.extracted = facts.extracted
     record.published, record.headline = facts.published, facts.headline
-    if videos:
+    if options.videos:
         record.videos, record.video_problems = tuple(facts.videos), tuple(facts.video_problems)
     if facts.structured is not None:
         record.structured_types = facts.structured.types
@@ -242,13 +234,13 @@ def _read_html(
     record.title = facts.title
     record.fingerprint = facts.content_hash
     outcome.anchors = facts.anchors
-    if hreflang:
+    if options.hreflang:
         declared = tuple(dict.fromkeys(
             (code, url) for code, url in facts.alternates
             + alternates_from_link_headers(response.link, record.url) if url is not None))
         record.alternates = declared[:MAX_ALTERNATES]
         record.alternates_dropped = len(declared) - len(record.alternates)
-    if images:
+    if options.images:
         record.images = tuple(facts.images)
     outcome.content_hash = facts.content_hash
     record.noindex = record.noindex or facts.directives.noindex

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from crawler.core.errors import ErrorKind
 from crawler.core.records import Verdict
 from crawler.http.fetch import Response
-from crawler.page.read import read_page, wants_body
+from crawler.page.read import ReadOptions, read_page, wants_body
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 URL = "http://h/p"
@@ -137,7 +137,8 @@ def test_any_answer_becomes_a_record_never_an_exception(
     response = Response(url="http://h/p", status=status, content_type=content_type,
                         location=location, last_modified=last_modified,
                         x_robots_tag=x_robots, link=link, body=body)
-    outcome = read_page(response, 1, "bot", datetime(2026, 1, 1, tzinfo=UTC), ())
+    outcome = read_page(response, 1, "bot", datetime(2026, 1, 1, tzinfo=UTC),
+                        ReadOptions(fingerprint_ignoring=()))
     assert outcome.record.url == "http://h/p"
     assert all(url.startswith(("http://", "https://")) for url in outcome.links)
 
