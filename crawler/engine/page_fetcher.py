@@ -103,11 +103,12 @@ class PageFetcher:
         self.fetcher = fetcher
         self.token = config.robots_token  # derived by a regex: once, not per page
         self.documents = content_types(config.documents)
+        self.clean = clean if clean is not None else config.filters().clean
         # how every page is read, built once (and the same for a rendered DOM, but
         # for the question of rendering it, already answered)
         self.reading = ReadOptions(
             fingerprint_ignoring=config.ignore_selectors if config.fingerprints else None,
-            clean=clean if clean is not None else config.filters().clean,
+            clean=self.clean,
             images=config.images, documents=self.documents, anchors=config.audit,
             hreflang=config.hreflang, render=config.render, fragments=config.check_fragments,
             extractions=config.extraction_rules(), edges=config.links_path is not None,

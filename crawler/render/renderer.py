@@ -331,6 +331,7 @@ class Renderer:
             if crash:
                 await crash_renderer(session)
             await self._retire(tab)
+            await self._spare_tab()  # the next page need not wait for a tab to open
 
         task = asyncio.get_running_loop().create_task(close())
         self._closing.add(task)
@@ -369,6 +370,14 @@ class Renderer:
                 raise _Crashed(str(exc).splitlines()[0], self._generation) from None
             self._tabs.append(tab)
             return tab
+
+    async def _spare_tab(self) -> None:
+        """A tab opened ahead, for the one a held page took with it."""
+        async with self._lock:
+            if self._context is None or len(self._tabs) >= self.config.render_concurrency:
+                return
+            with contextlib.suppress(PlaywrightError):
+                self._tabs.append(await self._open_tab(self._context))
 
     async def _isolated_tab(self) -> tuple[Page, BrowserContext]:
         """A tab in a context of its own, so in a renderer process of its own."""
