@@ -70,15 +70,20 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         session = self._session or self._open()
-        try:
-            answer = await session.request(
-                request.method,
-                URL(request.extensions.get(RAW_URL) or str(request.url), encoded=True),
-                headers=[(name.decode("latin-1"), value.decode("latin-1"))
-                         for name, value in request.headers.raw],
-                allow_redirects=False, proxy=self._proxy)
-        except Exception as exc:
-            raise _mapped(exc) from _cause(exc)
+        url = URL(request.extensions.get(RAW_URL) or str(request.url), encoded=True)
+        headers = [(name.decode("latin-1"), value.decode("latin-1"))
+                   for name, value in request.headers.raw]
+        for last in (False, True):
+            try:
+                answer = await session.request(request.method, url, headers=headers,
+                                               allow_redirects=False, proxy=self._proxy)
+                break
+            except Exception as exc:
+                if last or not _stale(exc, request.method):
+                    raise _mapped(exc) from _cause(exc)
+                # aiohttp asked once more already, on another idle connection, as old
+                # as the first: the idle ones are let go, and the next is a new one
+                _drop_idle(session)
         return httpx.Response(answer.status, headers=answer.raw_headers, stream=_Body(answer),
                               request=request, extensions=HTTP_11)
 
@@ -106,6 +111,24 @@ class _Body(httpx.AsyncByteStream):
             answer.release()  # read to the end: the connection goes back to the pool
         else:
             answer.close()  # abandoned mid-body: the connection cannot be reused
+
+
+def _stale(exc: BaseException, method: str) -> bool:
+    """Did an idempotent request fail as on a connection the server had closed?"""
+    return method in ("GET", "HEAD") and isinstance(
+        exc, aiohttp.ServerDisconnectedError | aiohttp.ClientOSError) and not isinstance(
+        exc, aiohttp.ClientConnectorError)
+
+
+def _drop_idle(session: aiohttp.ClientSession) -> None:
+    """Close the pool's idle connections (aiohttp has no public call for it)."""
+    idle = getattr(session.connector, "_conns", None)
+    if not isinstance(idle, dict):
+        return
+    for pooled in idle.values():
+        for protocol, *_when in pooled:
+            protocol.close()
+    idle.clear()
 
 
 def _mapped(exc: BaseException) -> BaseException:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -56,8 +57,10 @@ class OneRequestAConnection:
                     self.refused += 1
                     return  # closed with no answer
                 answered = True
-                method, path = head.split(b" ")[:2]
-                body = PAGES.get(path.decode(), b"")
+                method, target = head.split(b" ")[:2]
+                # a proxy is asked for the absolute form: as a proxy it answers the same
+                path = urllib.parse.urlsplit(target.decode()).path or "/"
+                body = PAGES.get(path, b"")
                 status = b"200 OK" if body else b"404 Not Found"
                 conn.sendall(b"HTTP/1.1 " + status + b"\r\nContent-Type: text/html\r\n"
                              b"Content-Length: %d\r\n\r\n" % len(body)
@@ -74,11 +77,17 @@ def server() -> Iterator[OneRequestAConnection]:
     running.close()
 
 
+@pytest.mark.parametrize("through", ["direct", "proxy"])
 def test_a_request_on_a_stale_kept_alive_connection_is_asked_again_on_a_new_one(
-        tmp_path: Path, server: OneRequestAConnection) -> None:
+        tmp_path: Path, server: OneRequestAConnection, through: str) -> None:
+    """Direct, on our client or (``--http2``) httpx's; through a proxy that does the
+    same (aiohttp's engine speaks to proxies)."""
     url = f"http://127.0.0.1:{server.port}/"
-    run = run_cli("crawl", url, "--out", str(tmp_path / "out"), "--concurrency", "1",
-                  "--retries", "0")
+    proxied = {"http_proxy": url} if through == "proxy" else None
+    run = run_cli("crawl", "http://site.test/" if proxied else url, "--out",
+                  str(tmp_path / "out"), "--concurrency", "1", "--retries", "0",
+                  "--allow-private-network", proxy_env=proxied)
+    url = "http://site.test/" if proxied else url
     assert run.code == 0, run.stderr
     assert sorted(read_sitemaps(tmp_path / "out", url).locs) == sorted(
         url.rstrip("/") + path for path in PAGES)
