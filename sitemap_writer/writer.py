@@ -130,22 +130,27 @@ def write_sitemaps(
     name order. ``before_publish_sections`` is called like ``before_publish``, with
     the URLs of each section written.
     """
+    _check_caps(max_urls, max_bytes)
+    for name in sections:
+        check_section_name(name)
+    job = _Job(out=Path(out_dir), base=normalize_base_url(base_url), compressed=compressed,
+               max_urls=max_urls, max_bytes=max_bytes, robots_txt=robots_txt,
+               write_robots=write_robots,
+               extras=_Extras(alternates, images, stylesheet, videos), news=news or [],
+               before_publish=before_publish,
+               split=_Split(section_of, tuple(sections), before_publish_sections))
+    try:
+        return _write(entries, job)
+    except OSError as exc:  # a full disk, mostly: the staging directory is gone already
+        raise OutputError(f"cannot write the sitemaps into {job.out}: "
+                          f"{exc.strerror or exc}; previous output kept") from None
+
+
+def _check_caps(max_urls: int, max_bytes: int) -> None:
     if not 1 <= max_urls <= MAX_URLS_PER_SITEMAP:
         raise SitemapError(f"max URLs per sitemap must be 1..50000 (got {max_urls})")
     if not 0 < max_bytes <= MAX_SITEMAP_BYTES:
         raise SitemapError(f"max bytes per sitemap must be 1..52428800 (got {max_bytes})")
-    base = normalize_base_url(base_url)
-    out = Path(out_dir)
-    for name in sections:
-        check_section_name(name)
-    split = _Split(section_of, tuple(sections), before_publish_sections)
-    try:
-        return _write(entries, out, base, compressed, max_urls, max_bytes, robots_txt,
-                      write_robots, _Extras(alternates, images, stylesheet, videos), news or [],
-                      before_publish, split)
-    except OSError as exc:  # a full disk, mostly: the staging directory is gone already
-        raise OutputError(f"cannot write the sitemaps into {out}: {exc.strerror or exc}; "
-                          "previous output kept") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,52 +198,81 @@ class _Split:
         return shards, counts
 
 
-def _write(entries: Iterable[SitemapEntry], out: Path, base: str, compressed: bool,
-           max_urls: int, max_bytes: int, robots_txt: bytes | None,
-           write_robots: bool, extras: _Extras, news: list[NewsEntry],
-           before_publish: Callable[[int], None] | None, split: _Split) -> WriteResult:
-    with staging(out) as stage:
-        head = urlset_head(alternates=extras.alternates, images=extras.images,
-                           videos=extras.videos, stylesheet=extras.href)
+@dataclass(frozen=True, slots=True)
+class _Job:
+    """One write: where, under which base URL, with which caps and extras."""
 
-        def make(section: str | None) -> ShardWriter:
-            return ShardWriter(stage, compressed=compressed, max_urls=max_urls,
-                               max_bytes=max_bytes, head=head, section=section)
-        single = None if split.section_of else split.writer_for("", make)
-        previous = ""
-        count = 0
-        for entry in entries:
-            if not entry.loc.startswith(base):
-                raise InvalidEntry(f"{entry.loc} is not under the base URL {base}")
-            if entry.loc <= previous:
-                raise InvalidEntry(f"entries must be sorted and unique: {entry.loc}")
-            previous = entry.loc
-            (single or split.writer_for(entry.loc, make)).add(entry)
-            count += 1
-        written, sections = split.close()
-        if split.judge is not None and split.section_of is not None:
-            split.judge(sections)
-        if before_publish is not None:
-            before_publish(count)
+    out: Path
+    base: str
+    compressed: bool
+    max_urls: int
+    max_bytes: int
+    robots_txt: bytes | None
+    write_robots: bool
+    extras: _Extras
+    news: list[NewsEntry]
+    before_publish: Callable[[int], None] | None
+    split: _Split
+
+
+def _write(entries: Iterable[SitemapEntry], job: _Job) -> WriteResult:
+    with staging(job.out) as stage:
+        count = _write_shards(entries, job, stage)
+        written, sections = job.split.close()
+        if job.split.judge is not None and job.split.section_of is not None:
+            job.split.judge(sections)
+        if job.before_publish is not None:
+            job.before_publish(count)
         if not written:
             raise SitemapError("no URL to write: a sitemap must hold at least one <url>")
-        named = list(written)
-        names = [shard.name for shard in written]
-        if news:
-            for entry in news:
-                if not entry.loc.startswith(base):
-                    raise InvalidEntry(f"{entry.loc} is not under the base URL {base}")
-            write_file(stage / NEWS_NAME, news_bytes(news, extras.href))
-            names.append(NEWS_NAME)
-            named.append(Shard(NEWS_NAME, min(len(news), MAX_NEWS_URLS),
-                               newest=max(entry.published for entry in news)))
-        write_file(stage / INDEX_NAME, index_bytes(named, base, extras.href))
-        if extras.stylesheet == BUILTIN:
-            write_file(stage / STYLESHEET_NAME, BUILTIN_XSL)
-            names.append(STYLESHEET_NAME)
-        if write_robots:
-            write_file(stage / ROBOTS_NAME, with_sitemap_line(robots_txt, base + INDEX_NAME))
-            names.append(ROBOTS_NAME)
-        names.append(INDEX_NAME)
-        published = publish(stage, out, names)
-    return WriteResult(base + INDEX_NAME, count, written, published, sections)
+        names = _write_beside(written, job, stage)
+        published = publish(stage, job.out, names)
+    return WriteResult(job.base + INDEX_NAME, count, written, published, sections)
+
+
+def _write_shards(entries: Iterable[SitemapEntry], job: _Job, stage: Path) -> int:
+    """Stream the entries into their shards (one set a section); the URLs written."""
+    extras, split = job.extras, job.split
+    head = urlset_head(alternates=extras.alternates, images=extras.images,
+                       videos=extras.videos, stylesheet=extras.href)
+
+    def make(section: str | None) -> ShardWriter:
+        return ShardWriter(stage, compressed=job.compressed, max_urls=job.max_urls,
+                           max_bytes=job.max_bytes, head=head, section=section)
+    single = None if split.section_of else split.writer_for("", make)
+    previous = ""
+    count = 0
+    for entry in entries:
+        if not entry.loc.startswith(job.base):
+            raise InvalidEntry(f"{entry.loc} is not under the base URL {job.base}")
+        if entry.loc <= previous:
+            raise InvalidEntry(f"entries must be sorted and unique: {entry.loc}")
+        previous = entry.loc
+        (single or split.writer_for(entry.loc, make)).add(entry)
+        count += 1
+    return count
+
+
+def _write_beside(written: list[Shard], job: _Job, stage: Path) -> list[str]:
+    """The news sitemap, the index, the stylesheet and robots.txt beside the shards;
+    every name to publish, the index last."""
+    base, extras, news = job.base, job.extras, job.news
+    named = list(written)
+    names = [shard.name for shard in written]
+    if news:
+        for entry in news:
+            if not entry.loc.startswith(base):
+                raise InvalidEntry(f"{entry.loc} is not under the base URL {base}")
+        write_file(stage / NEWS_NAME, news_bytes(news, extras.href))
+        names.append(NEWS_NAME)
+        named.append(Shard(NEWS_NAME, min(len(news), MAX_NEWS_URLS),
+                           newest=max(entry.published for entry in news)))
+    write_file(stage / INDEX_NAME, index_bytes(named, base, extras.href))
+    if extras.stylesheet == BUILTIN:
+        write_file(stage / STYLESHEET_NAME, BUILTIN_XSL)
+        names.append(STYLESHEET_NAME)
+    if job.write_robots:
+        write_file(stage / ROBOTS_NAME, with_sitemap_line(job.robots_txt, base + INDEX_NAME))
+        names.append(ROBOTS_NAME)
+    names.append(INDEX_NAME)
+    return names

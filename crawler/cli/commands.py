@@ -61,9 +61,9 @@ def crawl_command(**options: Any) -> int:
     or a Python regular expression after 're:', searched in the same string:
       --exclude 're:^/(search|login)'
     """
-    from crawler.cli.run import run_crawl  # the crawler's imports, only when it runs
+    from crawler.cli.run import run_command  # the crawler's imports, only when it runs
 
-    return run_crawl(**options)
+    return run_command(**options)
 
 
 @cli.command("audit")
@@ -109,9 +109,9 @@ def audit_command(**options: Any) -> int:
     --render: rendered-links, render-changes, render-errors. Every URL row says
     who links to it (the first five pages, and the anchor text of one).
     """
-    from crawler.cli.run import run_crawl
+    from crawler.cli.run import run_command
 
-    return run_crawl(audit=True, **options)
+    return run_command(audit=True, **options)
 
 
 @cli.command("enqueue")

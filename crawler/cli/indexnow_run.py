@@ -54,7 +54,7 @@ class Changes:
         return len(self.added) + len(self.changed) + len(self.removed)
 
 
-def indexnow_plan(key: str | None, key_env: str | None, endpoint: str, everything: bool,
+def indexnow_plan(*, key: str | None, key_env: str | None, endpoint: str, everything: bool,
                   dry_run: bool, key_location: str | None, state: str | None
                   ) -> IndexNowPlan | None:
     """The options checked before any request; None when IndexNow is not asked for."""
@@ -136,7 +136,7 @@ def _w3c(entry: SitemapEntry) -> str | None:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ") if moment is not None else None
 
 
-def announce(plan: IndexNowPlan, previous: PreviousSitemap,
+def announce(plan: IndexNowPlan, previous: PreviousSitemap, *,
              entries: Callable[[], Iterable[SitemapEntry]], base_url: str,
              user_agent: str, echo: Callable[[str], None], rule: NetworkRule | None = None
              ) -> int:

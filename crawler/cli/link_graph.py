@@ -79,7 +79,7 @@ def _status_lookup(result: CrawlResult) -> Callable[[str, bool], tuple[int | Non
 
     @functools.lru_cache(maxsize=STATUSES_CACHED)
     def inside(url: str) -> tuple[int | None, str | None]:
-        record = result.records.get(url)  # type: ignore[attr-defined]
+        record = result.records.get(url)
         if record is None:
             return None, None  # not fetched: skipped (robots.txt, a filter, a limit)
         return record.status, record.error.value if record.error is not None else None

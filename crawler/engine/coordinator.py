@@ -97,7 +97,7 @@ async def crawl(
         result.links = LinkSpool()
     # Past a threshold records and skipped URLs live on disk: peak memory stops
     # growing with the site (crawler.store.record_store, crawler.store.skipped_store).
-    result.records = RecordStore()  # type: ignore[assignment]
+    result.records = RecordStore()
     result.skipped = SkippedStore()  # type: ignore[assignment]
     # the event loop's clock, which anyio.current_time() reads, without loading
     # anyio's machinery before the first request (see start_up.while_robots_travels)

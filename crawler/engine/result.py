@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from crawler.core.records import CrawlStats, PageRecord, SkippedUrl, Verdict
+from crawler.core.records import CrawlStats, PageRecord, SkippedUrl
 from crawler.engine.seeds import SeedCounts
 
 if TYPE_CHECKING:
@@ -15,6 +15,35 @@ if TYPE_CHECKING:
     from crawler.store.live_sitemap import LiveSitemap
     from crawler.store.referrers import Referrers
 
+
+
+class Records(Protocol):
+    """The crawl's records as its readers use them: a list until a threshold, then
+    a file (``crawler.store.record_store.RecordStore``), the same questions either way."""
+
+    @property
+    def spilled(self) -> bool: ...  # on disk: read straight through where order is free
+    def __iter__(self) -> Iterator[PageRecord]: ...
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: int) -> PageRecord: ...
+    def append(self, record: PageRecord) -> None: ...
+    def replace(self, index: int, record: PageRecord) -> None: ...
+    def find(self, url: str) -> tuple[int, PageRecord] | None: ...
+    def get(self, url: str) -> PageRecord | None: ...
+    def by_url(self) -> Iterator[tuple[int, PageRecord]]: ...
+    def listed(self) -> Iterable[PageRecord]: ...
+    def listed_unordered(self) -> Iterable[PageRecord]: ...
+    def declaring_alternates(self) -> Iterable[PageRecord]: ...
+    def carrying_media(self) -> Iterable[PageRecord]: ...
+    def is_listed(self, url: str) -> bool: ...
+
+
+def _in_memory() -> Records:
+    from crawler.store.record_store import RecordStore
+
+    return RecordStore.of([])
+
+
 @dataclass(slots=True)
 class CrawlResult:
     """Everything a finished crawl hands to the CLI."""
@@ -22,8 +51,8 @@ class CrawlResult:
     start_url: str
     # Not in repr: asyncio formats the crawl task's result when the run ends
     # (restoring the SIGINT handler), which cost 0.1 s on 10,000 pages.
-    # a list, or a crawler.store.record_store.RecordStore (on disk past a threshold)
-    records: list[PageRecord] = field(default_factory=list, repr=False)
+    # a list given here (a test, a caller of the library) is kept as a store in memory
+    records: Records = field(default_factory=_in_memory, repr=False)
     skipped: list[SkippedUrl] = field(default_factory=list, repr=False)
     robots_txt: bytes | None = field(default=None, repr=False)
     # why the site's robots.txt cannot be republished whole (too large, not fetched):
@@ -70,10 +99,12 @@ class CrawlResult:
     links: LinkSpool | None = field(default=None, repr=False)  # --links: the graph, on disk
     extract_names: tuple[str, ...] = ()  # --extract's NAMEs: report columns after the rest
 
+    def __post_init__(self) -> None:
+        if isinstance(self.records, list):
+            from crawler.store.record_store import RecordStore
+
+            self.records = RecordStore.of(self.records)
+
     def listed(self) -> Iterable[PageRecord]:
         """The records that belong in the sitemap, sorted by URL (iterable again)."""
-        from_store = getattr(self.records, "listed", None)
-        if from_store is not None:
-            return from_store()
-        return sorted((r for r in self.records if r.verdict is Verdict.LISTED),
-                      key=lambda r: r.url)
+        return self.records.listed()

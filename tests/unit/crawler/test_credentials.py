@@ -68,7 +68,7 @@ def test_an_unexpected_error_and_its_traceback_never_show_a_secret(
     from click.testing import CliRunner
 
     import crawler.cli.commands as cli_module
-    import crawler.cli.crawl_run as run_module
+    import crawler.cli.crawl_site as run_module
 
     secret = "pw-Q9-SECRET"
 
@@ -93,7 +93,7 @@ def test_a_late_thread_result_for_a_cancelled_future_is_not_printed() -> None:
     late ``set_result`` on such a future as a traceback after the one-line message."""
     import asyncio
 
-    from crawler.cli.crawl_run import _late_results_ignored
+    from crawler.cli.crawl_site import _late_results_ignored
 
     shown: list[dict[str, object]] = []
 

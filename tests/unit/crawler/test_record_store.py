@@ -313,7 +313,7 @@ def test_publishing_a_spilled_crawl_reads_its_file_in_url_order_once(
     from click.testing import CliRunner
 
     import crawler.cli.commands as cli_module
-    import crawler.cli.run as run_module
+    import crawler.cli.crawl_command as run_module
     from crawler.store import record_store
 
     store = RecordStore(keep=0)
@@ -322,7 +322,7 @@ def test_publishing_a_spilled_crawl_reads_its_file_in_url_order_once(
         alternates = (("en", pages[0]), ("de", pages[1])) if url in pages[:2] else ()
         store.append(PageRecord(url=url, depth=1, status=200, content_type="text/html",
                                 verdict=Verdict.LISTED, alternates=alternates))
-    monkeypatch.setattr(run_module, "run", lambda _display, _config: CrawlResult(
+    monkeypatch.setattr(run_module, "crawl_site", lambda _display, _config: CrawlResult(
         start_url="http://s.test/", records=store))  # type: ignore[arg-type]
     passes: list[str] = []
     in_url_order = record_store._Listed.__iter__
@@ -351,7 +351,7 @@ def test_publishing_a_spilled_crawl_reads_each_record_once_but_the_few_with_exte
     from click.testing import CliRunner
 
     import crawler.cli.commands as cli_module
-    import crawler.cli.run as run_module
+    import crawler.cli.crawl_command as run_module
     from crawler.store import record_store
 
     store = RecordStore(keep=0)
@@ -363,7 +363,7 @@ def test_publishing_a_spilled_crawl_reads_each_record_once_but_the_few_with_exte
                                 verdict=Verdict.LISTED, alternates=alternates, images=images))
     store.append(PageRecord(url="http://s.test/gone", depth=1, status=404,
                             verdict=Verdict.NOT_OK, images=("http://s.test/j.png",)))
-    monkeypatch.setattr(run_module, "run", lambda _display, _config: CrawlResult(
+    monkeypatch.setattr(run_module, "crawl_site", lambda _display, _config: CrawlResult(
         start_url="http://s.test/", records=store))  # type: ignore[arg-type]
     unpacked: list[str] = []
     unpack = record_store._unpack

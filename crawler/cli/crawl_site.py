@@ -1,7 +1,6 @@
-"""The crawl itself, run on the event loop, its setup failures turned into exit codes.
-
-Shared by ``crawl`` (``crawler.cli.run``) and ``audit`` (``crawler.cli.audit_run``).
-"""
+"""The crawl phase, shared by ``crawl`` and ``audit``: the site's pages, then (when
+asked) its live sitemap's orphans and its external links, run on the event loop
+(``crawler.engine.coordinator``), its setup failures turned into exit codes."""
 
 from __future__ import annotations
 
@@ -29,14 +28,14 @@ from crawler.engine.coordinator import crawl
 from crawler.engine.result import CrawlResult
 
 
-def run(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
-    """The crawl itself, its setup failures turned into exit codes; a worker given up
-    on the way is said."""
+def crawl_site(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
+    """What the crawl found; a worker given up on the way is said, and --links's graph
+    written."""
     if config.links_path is not None:  # the link graph's writer: only for --links
         from crawler.cli.link_graph import check_links_path, write_link_graph
 
         check_links_path(config.links_path)
-    result = _run_crawl(display, config)
+    result = _on_the_event_loop(display, config)
     if config.links_path is not None:
         write_link_graph(Path(config.links_path), result)
     for why in result.workers_lost:
@@ -57,7 +56,7 @@ def _late_results_ignored(loop: asyncio.AbstractEventLoop, context: dict[str, An
     loop.default_exception_handler(context)
 
 
-def _run_crawl(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
+def _on_the_event_loop(display: CrawlDisplay, config: CrawlConfig) -> CrawlResult:
     interrupt = TermAsInterrupt.active
 
     async def main() -> CrawlResult:

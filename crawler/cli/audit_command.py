@@ -1,0 +1,184 @@
+"""``audit``: a site's health, in phases a newcomer reads top to bottom.
+
+    start-up  → crawl (or what is known)  → report        → say         → exit code
+    plan_audit  crawl_or_what_is_known     report_audit    say_audited   audit_exit
+
+Stopped at any phase (Ctrl-C, SIGTERM), the reports say what was known then.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from crawler.audit.names import CHANGES, FINDINGS
+from crawler.cli import failure
+from crawler.cli.crawl_site import crawl_site, internal_errors
+from crawler.cli.failure import EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OUTPUT, Failure
+from crawler.cli.progress import CrawlDisplay
+from crawler.cli.report_files import check_paths, check_reports, report_dirs, write_reports
+from crawler.cli.sitemaps import seed_lines
+from crawler.cli.wiring import crawl_config, findings_named
+from crawler.config import CrawlConfig
+from crawler.engine.result import CrawlResult
+from crawler.urls.normalize import normalize_url
+from crawler.urls.scope import Scope
+from sitemap_writer import OutputError
+
+
+@dataclass(slots=True)
+class AuditPlan:
+    """``audit``'s options, checked before anything is fetched."""
+
+    config: CrawlConfig
+    reports: tuple[Path, ...]
+    fail_on: list[str]  # the findings that fail the run (--fail-on)
+    keep_duplicates: bool
+    compare_with: Path | None  # --compare-with: an earlier audit's report
+    previous: dict[str, Any] | None  # what that report (or the state) says
+    state: Path | None  # --state: the last audit kept there, this one kept next
+
+
+def audit_command(display: CrawlDisplay, options: dict[str, Any], *, quiet: bool) -> int:
+    """``audit``: the exit code of the whole run (6 for a finding --fail-on names)."""
+    plan = plan_audit(options)
+    started = time.monotonic()
+    result = crawl_or_what_is_known(display, plan, started)
+    found = report_audit(display, result, plan)
+    if not quiet and not result.interrupted:  # then the one line of audit_exit says it all
+        say_audited(display, result, found, plan, time.monotonic() - started)
+    return audit_exit(result, found, plan)
+
+
+def plan_audit(options: dict[str, Any]) -> AuditPlan:
+    options = dict(options)
+    reports: tuple[Path, ...] = options.pop("report_files")
+    check_reports(reports)
+    check_paths(reports, options.get("state_path"))
+    wanted = findings_named(options.pop("fail_on"))
+    compare_with = options.pop("compare_with", None)
+    keep_duplicates = options.pop("keep_duplicates", False)
+    config = crawl_config(options.pop("start_url"),
+                          {**options, "audit": True, "command": "audit"})
+    start = config.filters().clean(normalize_url(config.start_url) or config.start_url)
+    from crawler.cli.previous_audit import read_report
+
+    previous = read_report(compare_with, start) if compare_with is not None else None
+    try:
+        report_dirs(reports)
+    except OutputError as exc:
+        raise Failure(str(exc), EXIT_OUTPUT) from None
+    return AuditPlan(config, reports, wanted, keep_duplicates, compare_with, previous,
+                     Path(config.state_path) if config.state_path is not None else None)
+
+
+def crawl_or_what_is_known(display: CrawlDisplay, plan: AuditPlan, started: float
+                           ) -> CrawlResult:
+    """The crawl; stopped (Ctrl-C, SIGTERM), what it knew then, marked interrupted (a
+    part of the site is then no change to report, nor an audit to keep)."""
+    try:
+        return crawl_site(display, plan.config)
+    except KeyboardInterrupt:
+        if display.latest is None:
+            raise
+    result = display.latest
+    result.interrupted = result.interrupted or _unfinished(result)
+    result.elapsed = time.monotonic() - started
+    plan.previous, plan.state = None, None
+    return result
+
+
+def report_audit(display: CrawlDisplay, result: CrawlResult, plan: AuditPlan
+                 ) -> dict[str, dict[str, Any]]:
+    """The report files (or the triaged summary in the terminal); the findings."""
+    display.phase = "writing reports"
+    if not plan.keep_duplicates:  # listed once, as the sitemap would; the others duplicate-of
+        from crawler.engine.duplicates import drop_duplicates
+
+        drop_duplicates(result)
+    if result.external_note and result.external_note != "interrupted":
+        failure.warn(result.external_note)  # once, not as a broken link each
+    config = plan.config
+    scope = Scope.for_start(normalize_url(config.start_url) or config.start_url, config.prefix)
+    from crawler.page.hreflang import sitemap_alternates
+
+    _alternates, problems = (sitemap_alternates(result.listed(), scope.contains)
+                             if config.hreflang else ({}, []))
+    if plan.previous is None and plan.state is not None:
+        from crawler.cli.previous_audit import kept_in_state
+
+        plan.previous = kept_in_state(plan.state, result.start_url)
+    compared = None if plan.previous is None else (
+        str(plan.compare_with) if plan.compare_with is not None else "the last audit in --state")
+    found = write_reports(plan.reports, result, {
+        "hreflang": [asdict(problem) for problem in problems], "compared_with": compared},
+        previous=plan.previous, snapshot_to=plan.state, failing=plan.fail_on,
+        terminal=None if plan.reports else _print_summary)
+    if plan.state is not None:  # its reports are its output: nothing to resume
+        from crawler.store.state_file import mark_published
+
+        mark_published(plan.state)
+    return found
+
+
+def say_audited(display: CrawlDisplay, result: CrawlResult, found: dict[str, dict[str, Any]],
+                plan: AuditPlan, elapsed: float) -> None:
+    for line in seed_lines(result):
+        display.console.print(line, markup=False)
+    counts = ", ".join(f"{name} {found[name]['count']}" for name in FINDINGS)
+    since = ", ".join(f"{name} {found[name]['count']}" for name in CHANGES
+                      if found.get(name, {}).get("count"))
+    written = (f"report(s): {', '.join(map(str, plan.reports))}" if plan.reports
+               else "summary above; --report FILE for every row")
+    display.console.print(f"audited {result.stats.fetched} pages in {elapsed:.1f}s: "
+                          f"{counts}; {written}", markup=False)
+    if plan.previous is not None:
+        display.console.print(f"since the last audit: {since or 'no change'}", markup=False)
+
+
+def audit_exit(result: CrawlResult, found: dict[str, dict[str, Any]], plan: AuditPlan) -> int:
+    if result.interrupted:
+        return failure.fail(f"interrupted ({result.interrupted}); the report(s) say what was "
+                            "known then", EXIT_INTERRUPTED)
+    present = [name for name in plan.fail_on if found.get(name, {}).get("count")]
+    if present:
+        return failure.fail("findings present: " + ", ".join(
+            f"{name} ({found[name]['count']})" for name in present), EXIT_FINDINGS)
+    return internal_errors(result)
+
+
+def _unfinished(result: CrawlResult) -> str:
+    """The phase a stopped audit did not finish, as its reports say it."""
+    stats = result.stats
+    if result.phase == "pages":
+        return (f"pages: {stats.fetched:,} fetched, {stats.queued + stats.in_flight:,} "
+                "still to fetch, interrupted")
+    if result.phase == "live sitemap":
+        return "live sitemap: interrupted while it was read"
+    if result.phase == "orphans":
+        return "orphans: interrupted while they were fetched"
+    return f"{result.phase}: interrupted"
+
+
+def _print_summary(lines: list[list[tuple[str, str]]]) -> None:
+    """``audit`` without ``--report``: the triaged summary on standard output, in colour
+    on a terminal only."""
+    import sys
+
+    from crawler.audit.summary_text import plain
+
+    if not sys.stdout.isatty():
+        sys.stdout.write(plain(lines))
+        sys.stdout.flush()
+        return
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(highlight=False, soft_wrap=True)
+    for line in lines:
+        text = Text()
+        for piece, style in line:
+            text.append(piece, style=style or None)
+        console.print(text)
