@@ -5,6 +5,7 @@ again after its retry-after waits, then listed failed."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -55,6 +56,29 @@ def worker(redis_url: str, *, burst: bool, grace: str = "2") -> subprocess.Popen
                             start_new_session=True)
 
 
+def _burst_workers(redis_url: str, folder: Path, count: int) -> list[str]:
+    """``count`` burst workers run to their end; their logs. Read from files once each
+    worker has exited, not from pipes to EOF: a child RQ forked as the worker quit (its
+    scheduler, started by a maintenance pass in the same second) once held a pipe
+    open for minutes after the worker itself was done."""
+    env = {**os.environ, "SITEMAP_CRAWLER_HEARTBEAT_GRACE": "2", "NO_PROXY": "*"}
+    files = [folder / f"worker-{n}.log" for n in range(count)]
+    running = []
+    for path in files:
+        with path.open("w") as log:
+            running.append(subprocess.Popen(
+                [*WORKER, "--redis", redis_url, "--burst"], cwd=REPO, env=env, text=True,
+                stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
+    try:
+        for process in running:
+            process.wait(timeout=180)
+    finally:
+        for process in running:  # whatever a worker left behind goes with the test
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+    return [path.read_text() for path in files]
+
+
 def site_config(folder: Path, name: str, url: str, **extra: str) -> Path:
     config = folder / f"{name}.toml"
     lines = [f'start-url = "{url}/"', f'out = "{name}-out"', f'state = "{name}.state"',
@@ -90,10 +114,7 @@ def test_ten_sites_on_two_workers_give_what_crawling_each_by_hand_gives(
         queued = run_cli("enqueue", *map(str, configs), "--redis", redis_url)
         assert queued.code == 0, queued.stderr
         assert queued.stdout.count("queued ") == 10
-        workers = [worker(redis_url, burst=True) for _ in range(2)]
-        for process in workers:
-            process.wait(timeout=180)
-        logs = [process.stdout.read() for process in workers if process.stdout]
+        logs = _burst_workers(redis_url, tmp_path, 2)
         assert all("Successfully completed" in log for log in logs), logs  # both worked
         listing = run_cli("jobs", "--redis", redis_url)
         assert listing.code == 0, listing.stderr
@@ -147,8 +168,7 @@ def test_two_jobs_of_one_site_never_write_at_once_the_second_waits(
         config = site_config(tmp_path, "many", site.url, concurrency="2")
         for _ in range(2):
             assert run_cli("enqueue", str(config), "--redis", redis_url).code == 0
-        workers = [worker(redis_url, burst=True) for _ in range(2)]
-        logs = [process.communicate(timeout=180)[0] for process in workers]
+        logs = _burst_workers(redis_url, tmp_path, 2)
         listing = run_cli("jobs", "--redis", redis_url).stdout.splitlines()
     assert all("Successfully completed" in log for log in logs), logs  # both ran one
     assert [line.split()[0] for line in listing] == ["finished", "finished"], listing
