@@ -43,7 +43,7 @@ class ParsedSitemap(Protocol):
 SitemapParser = Callable[[bytes], ParsedSitemap]
 
 
-async def read_live_sitemap(fetcher: Fetcher, asked: str, scope: Scope,
+async def read_live_sitemap(fetcher: Fetcher, asked: str, scope: Scope, *,
                             robots_txt: bytes | None, parse: SitemapParser,
                             clean: Callable[[str], str],
                             secret: Callable[[str], bool] | None = None) -> LiveSitemap:

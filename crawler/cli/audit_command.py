@@ -70,8 +70,9 @@ def plan_audit(options: dict[str, Any]) -> AuditPlan:
         report_dirs(reports)
     except OutputError as exc:
         raise Failure(str(exc), EXIT_OUTPUT) from None
-    return AuditPlan(config, reports, wanted, keep_duplicates, compare_with, previous,
-                     Path(config.state_path) if config.state_path is not None else None)
+    return AuditPlan(config, reports, fail_on=wanted, keep_duplicates=keep_duplicates,
+                     compare_with=compare_with, previous=previous,
+                     state=Path(config.state_path) if config.state_path is not None else None)
 
 
 def crawl_or_what_is_known(display: CrawlDisplay, plan: AuditPlan, started: float

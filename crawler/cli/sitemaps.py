@@ -86,9 +86,10 @@ def valid_videos(videos: tuple[tuple[object, ...], ...] | None) -> tuple[Video, 
     kept = []
     for thumbnail, title, description, content, player, duration, published in videos or ():
         try:
-            kept.append(Video(thumbnail, title, description, content, player,  # type: ignore[arg-type]
-                              duration,  # type: ignore[arg-type]
-                              datetime.fromisoformat(published) if published else None))  # type: ignore[arg-type]
+            kept.append(Video(thumbnail, title, description, content,  # type: ignore[arg-type]
+                              player=player, duration=duration,  # type: ignore[arg-type]
+                              published=datetime.fromisoformat(published)  # type: ignore[arg-type]
+                              if published else None))
         except (InvalidEntry, TypeError, ValueError):
             continue
     return tuple(kept)

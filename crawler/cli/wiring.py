@@ -44,8 +44,8 @@ def live_reader(config: CrawlConfig, asked: str | None = "") -> LiveSitemapReade
         from crawler.audit.live_sitemap import read_live_sitemap
         from sitemap_writer import read_sitemap
 
-        return await read_live_sitemap(fetcher, asked, scope, robots_txt, read_sitemap, clean,
-                                       secret)
+        return await read_live_sitemap(fetcher, asked, scope, robots_txt=robots_txt,
+                                       parse=read_sitemap, clean=clean, secret=secret)
     return read
 
 

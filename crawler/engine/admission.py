@@ -16,13 +16,11 @@ from collections.abc import Callable
 from crawler.core.records import SkippedUrl, Verdict
 from crawler.engine.bookkeeping import Bookkeeping
 from crawler.engine.secret_scrub import SecretScrub
+from crawler.engine.site_rules import SiteRules
 from crawler.frontier.frontier import Frontier
 from crawler.frontier.job import Job
 from crawler.frontier.outside import OutsideLinks
-from crawler.urls.filters import UrlFilters
 from crawler.urls.normalize import origin_of
-from crawler.urls.robots import RobotsPolicy
-from crawler.urls.scope import Scope
 
 ORIGINS_CACHED = 1024
 
@@ -30,10 +28,10 @@ ORIGINS_CACHED = 1024
 class Admission:
     """The checks every URL passes before the frontier takes it."""
 
-    def __init__(self, scope: Scope, policy: RobotsPolicy, filters: UrlFilters,
-                 frontier: Frontier, books: Bookkeeping, scrub: SecretScrub | None,
-                 start_url: str) -> None:
-        self.scope, self.policy, self.filters = scope, policy, filters
+    def __init__(self, rules: SiteRules, frontier: Frontier, books: Bookkeeping,
+                 scrub: SecretScrub | None, start_url: str) -> None:
+        assert rules.filters is not None
+        self.scope, self.policy, self.filters = rules.scope, rules.policy, rules.filters
         self.frontier, self.books, self.scrub = frontier, books, scrub
         self.start_url = start_url
         self.outside = OutsideLinks()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,6 +32,7 @@ from crawler.engine.orphans import OrphanPhase
 from crawler.engine.result import CrawlResult
 from crawler.engine.secret_scrub import SecretScrub
 from crawler.engine.seeds import SeedCounts, read_url_list
+from crawler.engine.site_rules import SiteRules
 from crawler.engine.start_up import check_start, load_robots, page_source, while_robots_travels
 from crawler.engine.suffix_child import RegisteredDomain
 from crawler.frontier.frontier import Frontier
@@ -41,7 +43,6 @@ from crawler.store.record_store import RecordStore
 from crawler.store.skipped_store import SkippedStore
 from crawler.urls.filters import UrlFilters
 from crawler.urls.normalize import host_of, normalize_url
-from crawler.urls.robots import RobotsPolicy
 from crawler.urls.scope import Scope
 
 if TYPE_CHECKING:
@@ -127,8 +128,8 @@ async def crawl(
                 result.crawl_delay_used = min(delay, config.max_crawl_delay)
                 fetcher.gate.raise_interval(result.crawl_delay_used)
             async with page_source(config, fetcher, filters.clean, policy) as pages:
-                coordinator = _Coordinator(config, scope, policy, fetcher, result, on_record, state,
-                                           filters, pages)
+                coordinator = _Coordinator(SiteRules(config, scope, policy, filters), fetcher,
+                                           result, on_record=on_record, state=state, pages=pages)
                 coordinator.admission.ours = own_domain
                 if point is not None and (point.records or point.queue):
                     coordinator.restore(point)
@@ -185,16 +186,15 @@ class _Coordinator:
 
     def __init__(
         self,
-        config: CrawlConfig,
-        scope: Scope,
-        policy: RobotsPolicy,
+        rules: SiteRules,
         fetcher: Fetcher,
         result: CrawlResult,
-        on_record: ProgressCallback | None,
-        state: CrawlState | None,
-        filters: UrlFilters | None = None,
+        *,
+        on_record: ProgressCallback | None = None,
+        state: CrawlState | None = None,
         pages: PageFetcher | WorkerPool | AdaptivePages | None = None,
     ) -> None:
+        config, scope, policy = rules.config, rules.scope, rules.policy
         self.config = config
         self.result = result
         self.fetcher, self.scope = fetcher, scope
@@ -202,7 +202,7 @@ class _Coordinator:
         self.on_record = on_record
         self.state = state
         self.run_time = datetime.now(UTC).replace(microsecond=0)
-        filters = self.filters = filters or UrlFilters()
+        filters = self.filters = rules.filters or UrlFilters()
         # fetches and reads pages: here, or in worker processes (--workers)
         from crawler.engine.adaptive_pages import AdaptivePages
         from crawler.engine.page_fetcher import PageFetcher
@@ -222,7 +222,7 @@ class _Coordinator:
         if isinstance(pages, AdaptivePages):
             pages.backlog = self.frontier.__len__
         self.books = Bookkeeping(config, scope, policy, filters, result, state)
-        self.admission = Admission(scope, policy, filters, self.frontier, self.books,
+        self.admission = Admission(replace(rules, filters=filters), self.frontier, self.books,
                                    self.scrub, result.start_url)
         self.orphans = OrphanPhase(config, self.admission, self.books, on_record)
         self.consider = self.admission.consider

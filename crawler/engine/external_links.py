@@ -40,7 +40,8 @@ async def check_external(config: CrawlConfig, scope: Scope, result: CrawlResult,
         if row is None:
             return None
         checked, status, final, hops, error, disallowed = row
-        return LinkCheck(url, status, final, hops, error, bool(disallowed), checked, True)
+        return LinkCheck(url, status, final, hops, error, disallowed=bool(disallowed),
+                         checked_at=checked, cached=True)
 
     wanted: frozenset[str] = frozenset()
     if config.check_fragments:  # pages elsewhere that links point into: their anchors read

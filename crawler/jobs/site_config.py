@@ -63,10 +63,11 @@ def read_site(path: str | Path) -> SiteJob:
         raise ConfigError(f"{where}: [job] retry-after must be a list of durations "
                           "(the wait before each retry; the last one repeats)")
     return SiteJob(config, str(document["start-url"]),
-                   (config.parent / str(document["out"])).resolve(),
-                   (config.parent / str(document["state"])).resolve(),
-                   seconds(job.get("timeout", DEFAULT_TIMEOUT), where), retries,
-                   tuple(seconds(wait, where, "retry-after") for wait in waits))
+                   out=(config.parent / str(document["out"])).resolve(),
+                   state=(config.parent / str(document["state"])).resolve(),
+                   timeout=seconds(job.get("timeout", DEFAULT_TIMEOUT), where),
+                   retries=retries,
+                   retry_after=tuple(seconds(wait, where, "retry-after") for wait in waits))
 
 
 def seconds(value: object, where: str, key: str = "timeout") -> int:

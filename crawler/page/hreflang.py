@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 from crawler.core.records import PageRecord, Verdict
 
@@ -105,11 +106,12 @@ def sitemap_alternates(
                   for url, record in listed.items()}
     problems: list[HreflangProblem] = []
     written: dict[str, tuple[tuple[str, str], ...]] = {}
+    judging = _Judging(is_listed, named_back, in_scope, external)
     for url, record in listed.items():
         kept: dict[tuple[str, str], None] = {}
         for raw, href in record.alternates:
             code = normalize_code(raw)
-            reason = _left_out(url, code, href, is_listed, named_back, in_scope, external)
+            reason = _left_out(url, code, href, judging)
             if reason is not None:
                 problems.append(HreflangProblem(url, raw, href, reason))
             elif code is not None:
@@ -123,18 +125,25 @@ def sitemap_alternates(
     return written, problems
 
 
-def _left_out(url: str, code: str | None, href: str, is_listed: Callable[[str], bool],
-              named_back: dict[str, set[str]], in_scope: Callable[[str], bool],
-              external: bool) -> str | None:
+class _Judging(NamedTuple):
+    """What an alternate is judged against: the same for every alternate of a crawl."""
+
+    is_listed: Callable[[str], bool]
+    named_back: dict[str, set[str]]  # each listed page's alternates
+    in_scope: Callable[[str], bool]
+    external: bool  # --hreflang-external: alternates outside the scope are kept
+
+
+def _left_out(url: str, code: str | None, href: str, judging: _Judging) -> str | None:
     if code is None:
         return "hreflang-invalid-code"
     if href == url:
         return None
-    if not in_scope(href):
-        return None if external else "hreflang-out-of-scope"
-    if not is_listed(href):
+    if not judging.in_scope(href):
+        return None if judging.external else "hreflang-out-of-scope"
+    if not judging.is_listed(href):
         return "hreflang-not-listed"
-    if code != X_DEFAULT and url not in named_back.get(href, ()):
+    if code != X_DEFAULT and url not in judging.named_back.get(href, ()):
         return "hreflang-not-reciprocal"
     return None
 

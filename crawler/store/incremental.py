@@ -21,7 +21,7 @@ NOT_MODIFIED = 304
 
 
 def remember(
-    state: CrawlState, job: Job, outcome: PageOutcome, mode: str, run_time: datetime,
+    state: CrawlState, job: Job, outcome: PageOutcome, mode: str, run_time: datetime, *,
     every_link: bool = False, edges: bool = False,
 ) -> tuple[PageOutcome, bool]:
     """The outcome to use for ``job`` and whether it came from the state (a 304).

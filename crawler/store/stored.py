@@ -174,9 +174,9 @@ def stored_page(url: str, row: tuple,
         ids.frombytes(zlib.decompress(outlinks))
         links = urls(ids)
     return StoredPage(record, etag, last_modified, content_hash, moment(hash_changed_at),
-                      links, outlinks, seen_changes,
-                      json.loads(zlib.decompress(anchors)) if anchors else {},
-                      None if edges is None
+                      links=links, outlinks=outlinks, changes=seen_changes,
+                      anchors=json.loads(zlib.decompress(anchors)) if anchors else {},
+                      edges=None if edges is None
                       else [tuple(edge) for edge in json.loads(zlib.decompress(edges))])
 
 

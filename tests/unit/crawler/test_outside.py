@@ -53,8 +53,9 @@ def test_a_page_with_100000_external_links_costs_kilobytes() -> None:
     start = "http://site.test/"
     scope = Scope.for_start(start)
     result = CrawlResult(start)
-    coordinator = engine._Coordinator(CrawlConfig(start_url=start), scope, allow_all("x"),
-                                      None, result, None, None)  # type: ignore[arg-type]
+    coordinator = engine._Coordinator(engine.SiteRules(CrawlConfig(start_url=start), scope,
+                                                       allow_all("x")),
+                                      None, result)  # type: ignore[arg-type]
     urls = [f"https://h{i}.example/articles/{i:06d}-a-reasonably-long-slug.html"
             for i in range(100_000)]
     for url in urls[:2000]:  # warm up: the sample fills, caches reach their bound

@@ -100,8 +100,8 @@ def test_an_unexpected_failure_reading_a_page_is_that_pages_record(
             return Response(url=url, status=200, content_type="text/html", body=b"<p>")
 
     config = CrawlConfig(start_url="http://h/")
-    coordinator = engine._Coordinator(config, None, None, Fetcher(), CrawlResult("http://h/"),
-                                      None, None)  # type: ignore[arg-type]
+    coordinator = engine._Coordinator(engine.SiteRules(config, None, None),  # type: ignore[arg-type]
+                                      Fetcher(), CrawlResult("http://h/"))  # type: ignore[arg-type]
     outcome = anyio.run(coordinator.fetch, engine.Job("http://h/a", 1))
     record = outcome.record
     assert (record.url, record.status, record.depth) == ("http://h/a", 200, 1)

@@ -178,8 +178,9 @@ def test_a_page_and_the_urls_it_queued_are_committed_together(
     store = CrawlState(path, ROOT)
     store.begin(resume=False)
     config = CrawlConfig(start_url=ROOT, state_path=str(path))
-    coordinator = engine._Coordinator(config, Scope.for_start(ROOT, None), allow_all("x"),
-                                      None, CrawlResult(ROOT), None, store)  # type: ignore[arg-type]
+    coordinator = engine._Coordinator(engine.SiteRules(config, Scope.for_start(ROOT, None),
+                                                       allow_all("x")),
+                                      None, CrawlResult(ROOT), state=store)  # type: ignore[arg-type]
     record = PageRecord(ROOT, 0, 200, "text/html", verdict=Verdict.LISTED)
     coordinator.frontier.restore(ROOT, fetched=True)
     coordinator.accept(Job(ROOT, 0), PageOutcome(record, links=["http://h/next"]))
