@@ -25,7 +25,8 @@ import time
 _WRAPPER = r"""
 import json, os, sys, time
 started = time.monotonic()
-import crawler.cli.run as run
+import crawler.cli.crawl_command as command
+import crawler.cli.publish as publish
 marks = {}
 def timed(name, function):
     def wrapper(*args, **kwargs):
@@ -36,13 +37,11 @@ def timed(name, function):
             marks[name] = round(time.monotonic() - began, 3)
             marks[name + "_ended"] = round(time.monotonic() - started, 3)
     return wrapper
-run._run = timed("crawl", run._run)
-# the entries' survey (a pass over every record before the write) until it became
-# the namespaces' reading of the few records that carry extensions
-for name in ("survey", "namespaces"):
-    if hasattr(run, name):
-        setattr(run, name, timed(name, getattr(run, name)))
-run.write_sitemaps = timed("write", run.write_sitemaps)
+command.crawl_site = timed("crawl", command.crawl_site)
+# the namespaces' reading of the few records that carry extensions (once a survey of
+# every record before the write)
+publish.namespaces = timed("namespaces", publish.namespaces)
+publish.write_sitemaps = timed("write", publish.write_sitemaps)
 from crawler.cli.launch import main
 try:
     main()
