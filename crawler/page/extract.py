@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 import urllib.parse
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -113,6 +113,8 @@ def extract(
     the first title, or reads the head alone for its links: on a page of
     :data:`LARGE_PAGE` bytes or more, those two are found with CSS.
     """
+    asked = _Asked(fingerprint_ignoring, images, anchors, client_rendering, fragments,
+                   extractions, structured, edges, news, videos)
     tree = LexborHTMLParser(html)
     # the text, for what reads it rather than the tree (bytes are UTF-8: html_source)
     page_text = html if isinstance(html, str) else ""
@@ -120,17 +122,57 @@ def extract(
                                    or extractions):
         page_text = html.decode("utf-8", "replace")  # type: ignore[union-attr]
     facts = PageFacts()
-    base = page_url
+    base = _base_of(tree, page_url)
+    resolve = PageLinks(base).resolve
+    seen: set[str] = set()
+    hrefs = _read_links(tree, facts, resolve, seen, asked)
+    large = len(html) >= LARGE_PAGE
+    _read_head_links(tree, facts, resolve, large)
+    _read_meta(tree, facts, token, base, seen)
+    _read_asked(tree, facts, _Page(page_url, base, page_text, large), asked)
+    facts.shell = not facts.links and not has_own_text(tree)
+    if fingerprint_ignoring is not None:  # last: it takes noise out of the tree
+        facts.content_hash = fingerprint(tree, fingerprint_ignoring, hrefs)
+    return facts
+
+
+class _Asked(NamedTuple):
+    """What a caller asked of :func:`extract` beyond links, canonical and robots."""
+
+    fingerprint_ignoring: tuple[str, ...] | None
+    images: bool
+    anchors: bool
+    client_rendering: bool
+    fragments: bool
+    extractions: tuple[Rule, ...]
+    structured: bool
+    edges: bool
+    news: bool
+    videos: bool
+
+
+class _Page(NamedTuple):
+    url: str
+    base: str  # where its links resolve from (its <base href>, else its URL)
+    text: str  # decoded, for what reads the text rather than the tree
+    large: bool  # at least LARGE_PAGE: found with CSS, which stops early
+
+
+def _base_of(tree: LexborHTMLParser, page_url: str) -> str:
     for node in tree.tags("base"):
         href = node.attrs.get("href")
         if href is not None:
-            base = resolve_link(page_url, href) or page_url
-            break
+            return resolve_link(page_url, href) or page_url
+    return page_url
 
-    seen: set[str] = set()
+
+def _read_links(tree: LexborHTMLParser, facts: PageFacts, resolve: Callable[[str], str | None],
+                seen: set[str], asked: _Asked) -> list[str] | None:
+    """The a and area links, in page order, once each; the hrefs as written when a
+    fingerprint will want them (spares it a walk of its own)."""
     links = facts.links
-    resolve = PageLinks(base).resolve
-    hrefs: list[str] | None = [] if fingerprint_ignoring is not None else None
+    edges, fragments, anchors = asked.edges, asked.fragments, asked.anchors
+    hrefs: list[str] | None = [] if asked.fingerprint_ignoring is not None else None
     for tag in ("a", "area"):
         for node in tree.tags(tag):
             attrs = node.attributes  # one dict: cheaper than two attrs.get()
@@ -138,7 +180,7 @@ def extract(
             if href is None:
                 continue
             if hrefs is not None:
-                hrefs.append(href)  # the fingerprint's links, without a walk of its own
+                hrefs.append(href)
             rel = attrs.get("rel")
             url: str | None = _UNRESOLVED
             if edges and len(facts.edges) < MAX_EDGES:
@@ -159,9 +201,13 @@ def extract(
                 if anchors:
                     text = " ".join((node.text(deep=True) or attrs.get("alt") or "").split())
                     facts.anchors[url] = text[:ANCHOR_CHARS]
+    return hrefs
 
+
+def _read_head_links(tree: LexborHTMLParser, facts: PageFacts,
+                     resolve: Callable[[str], str | None], large: bool) -> None:
+    """The canonical (when the head names one, and only one) and hreflang alternates."""
     canonicals: set[str | None] = set()
-    large = len(html) >= LARGE_PAGE
     for node in _head_links(tree) if large else tree.tags("link"):
         attrs = node.attrs
         rel, href = attrs.get("rel"), attrs.get("href")
@@ -175,6 +221,10 @@ def extract(
     if len(canonicals) == 1:
         facts.canonical = canonicals.pop()
 
+
+def _read_meta(tree: LexborHTMLParser, facts: PageFacts, token: str, base: str,
+               seen: set[str]) -> None:
+    """Meta robots (for every robot and for ours) and meta refresh."""
     robots: list[str] = []
     refresh: str | None = None
     for node in tree.tags("meta"):
@@ -191,34 +241,36 @@ def extract(
     facts.directives = meta_directives(robots)
     if refresh is not None:
         _follow_refresh(refresh, base, facts, seen)
-    if structured or news or videos:
-        # loaded only when asked for: a plain crawl does not pay to import them
+
+
+def _read_asked(tree: LexborHTMLParser, facts: PageFacts, page: _Page, asked: _Asked) -> None:
+    """Whatever the caller asked for beyond links (each loaded only when asked for: a
+    plain crawl does not pay to import them)."""
+    news, videos = asked.news, asked.videos
+    if asked.structured or news or videos:
         from crawler.page.structured_data import has_structured_data, read_structured
 
         if has_structured_data(tree):
-            facts.structured = read_structured(page_text, page_url)
-    if images:
-        facts.images = page_images(tree, base)
-    facts.title = page_title(tree, large)
-    if client_rendering:
-        facts.client_rendered = client_rendered(tree, page_url, links, page_text)
-    if fragments:
+            facts.structured = read_structured(page.text, page.url)
+    if asked.images:
+        facts.images = page_images(tree, page.base)
+    facts.title = page_title(tree, page.large)
+    if asked.client_rendering:
+        facts.client_rendered = client_rendered(tree, page.url, facts.links, page.text)
+    if asked.fragments:
         facts.ids = page_ids(tree)
-    if anchors:  # an audit: what the page says of itself
+    if asked.anchors:  # an audit: what the page says of itself
         facts.page = page_facts(tree)
-    if extractions:
-        facts.extracted = extract_values(extractions, tree, page_text)
+    if asked.extractions:
+        facts.extracted = extract_values(asked.extractions, tree, page.text)
     if news or videos:
         from crawler.page.news_video import article_facts, page_videos
-    if news:
-        facts.published, facts.headline = article_facts(facts.structured, facts.title)
-    if videos:
-        facts.videos, facts.video_problems = page_videos(
-            tree, facts.structured, base, facts.title, meta_description(tree))
-    facts.shell = not links and not has_own_text(tree)
-    if fingerprint_ignoring is not None:  # last: it takes noise out of the tree
-        facts.content_hash = fingerprint(tree, fingerprint_ignoring, hrefs)
-    return facts
+
+        if news:
+            facts.published, facts.headline = article_facts(facts.structured, facts.title)
+        if videos:
+            facts.videos, facts.video_problems = page_videos(
+                tree, facts.structured, page.base, facts.title, meta_description(tree))
 
 
 MAX_IDS = 10_000  # anchors a page may keep for --check-fragments
