@@ -43,6 +43,7 @@ from crawler.store.record_store import RecordStore
 from crawler.store.skipped_store import SkippedStore
 from crawler.urls.filters import UrlFilters
 from crawler.urls.normalize import host_of, normalize_url
+from crawler.urls.robots import RobotsPolicy
 from crawler.urls.scope import Scope
 
 if TYPE_CHECKING:
@@ -85,11 +86,50 @@ async def crawl(
     filters = config.filters()
     start = filters.clean(normalized)
     scope = Scope.for_start(start, config.prefix)
+    _check_before_fetching(config, start, scope)
+    result = _new_result(config, start)
+    state = None
+    if config.state_path:  # SQLite, loaded for --state only
+        from crawler.store.state import CrawlState
+
+        state = CrawlState(Path(config.state_path), scope.root)
+    # the public-suffix list's answer for our host, worked out on another core
+    own_domain = RegisteredDomain(host_of(start)).start()
+    try:
+        point = (state.begin(resume=config.resume, settings=config.run_settings())
+                 if state else None)
+        async with Fetcher(config) as fetcher:
+            policy = await _start_up(fetcher, config, scope, result,
+                                     listing=_listing(config, seed_sitemap))
+            async with page_source(config, fetcher, filters.clean, policy) as pages:
+                coordinator = _Coordinator(SiteRules(config, scope, policy, filters), fetcher,
+                                           result, on_record=on_record, state=state, pages=pages)
+                coordinator.admission.ours = own_domain
+                await _crawl_pages(coordinator, point, seed_sitemap, live_sitemap)
+                if config.check_external:
+                    from crawler.engine.external_links import check_external
+
+                    await check_external(config, scope, result, state)
+                _note_workers(result, pages)
+        if state is not None:
+            state.finish()
+    finally:
+        own_domain.close()
+        if state is not None:
+            state.close()
+    result.elapsed = anyio.current_time() - result.stats.started
+    return result
+
+
+def _check_before_fetching(config: CrawlConfig, start: str, scope: Scope) -> None:
     if not scope.contains(start):
         raise StartUrlError(f"start URL {start} is outside the scope {scope.root} (see --prefix)")
     if config.render != "never":  # before anything is fetched: say what is missing
         require_playwright()
         find_browser(config.browser)
+
+
+def _new_result(config: CrawlConfig, start: str) -> CrawlResult:
     result = CrawlResult(start_url=start)
     result.extract_names = tuple(rule.name for rule in config.extraction_rules())
     if config.links_path is not None:
@@ -103,80 +143,79 @@ async def crawl(
     # the event loop's clock, which anyio.current_time() reads, without loading
     # anyio's machinery before the first request (see start_up.while_robots_travels)
     result.stats.started = asyncio.get_running_loop().time()
-    state = None
-    if config.state_path:  # SQLite, loaded for --state only
-        from crawler.store.state import CrawlState
-
-        state = CrawlState(Path(config.state_path), scope.root)
-    # the public-suffix list's answer for our host, worked out on another core
-    own_domain = RegisteredDomain(host_of(start)).start()
-    try:
-        point = (state.begin(resume=config.resume, settings=config.run_settings())
-                 if state else None)
-        async with Fetcher(config) as fetcher:
-            policy = await load_robots(fetcher, scope, config, result,
-                                        when_sent=while_robots_travels)
-            startup_gc.resume()  # if the transport could not say when robots.txt went
-            # list mode (--no-follow with a list): the list is the crawl, and START_URL
-            # only says where the site is; robots.txt's answer says it is reachable
-            listing = not config.follow and (config.urls_file is not None
-                                              or seed_sitemap is not None)
-            check_start(start, scope, policy, result, listing)
-            delay = policy.crawl_delay()
-            if delay:
-                result.crawl_delay_asked = delay
-                result.crawl_delay_used = min(delay, config.max_crawl_delay)
-                fetcher.gate.raise_interval(result.crawl_delay_used)
-            async with page_source(config, fetcher, filters.clean, policy) as pages:
-                coordinator = _Coordinator(SiteRules(config, scope, policy, filters), fetcher,
-                                           result, on_record=on_record, state=state, pages=pages)
-                coordinator.admission.ours = own_domain
-                if point is not None and (point.records or point.queue):
-                    coordinator.restore(point)
-                else:
-                    if not listing:
-                        await coordinator.seed(Job(start, 0))
-                    await coordinator.seed_lists(seed_sitemap)
-                try:
-                    await coordinator.run()
-                    if config.add_urls_file is not None:
-                        coordinator.add_known(config.add_urls_file)
-                        await coordinator.run()
-                    if live_sitemap is not None:
-                        result.phase = "live sitemap"
-                        live = await live_sitemap(
-                            fetcher, scope, result.robots_txt, filters.clean,
-                            coordinator.scrub.carries if coordinator.scrub else None)
-                        result.live_sitemap = live
-                        result.phase = "orphans"
-                        coordinator.offer_orphans(live)
-                        await coordinator.run()
-                except BaseExceptionGroup as group:
-                    # anyio wraps what the coordinator raised; a failure of ours (the state
-                    # file cannot be written) reaches the CLI as itself, for its exit code.
-                    ours, _rest = group.split(CrawlerError)
-                    if ours is not None and len(ours.exceptions) == len(group.exceptions) == 1:
-                        raise ours.exceptions[0] from None
-                    raise
-                if config.check_external:
-                    from crawler.engine.external_links import check_external
-
-                    await check_external(config, scope, result, state)
-                from crawler.engine.adaptive_pages import AdaptivePages  # loaded by now
-                from crawler.engine.page_fetcher import PageFetcher
-
-                if not isinstance(pages, PageFetcher):  # worker processes, or maybe some
-                    result.workers_lost = list(pages.lost)
-                if isinstance(pages, AdaptivePages):
-                    result.workers_added_at = pages.started_at_page
-        if state is not None:
-            state.finish()
-    finally:
-        own_domain.close()
-        if state is not None:
-            state.close()
-    result.elapsed = anyio.current_time() - result.stats.started
     return result
+
+
+async def _start_up(fetcher: Fetcher, config: CrawlConfig, scope: Scope, result: CrawlResult,
+                    *, listing: bool) -> RobotsPolicy:
+    """robots.txt read, the start URL allowed by it, its Crawl-delay kept."""
+    policy = await load_robots(fetcher, scope, config, result, when_sent=while_robots_travels)
+    startup_gc.resume()  # if the transport could not say when robots.txt went
+    check_start(result.start_url, scope, policy, result, listing)
+    delay = policy.crawl_delay()
+    if delay:
+        result.crawl_delay_asked = delay
+        result.crawl_delay_used = min(delay, config.max_crawl_delay)
+        fetcher.gate.raise_interval(result.crawl_delay_used)
+    return policy
+
+
+def _listing(config: CrawlConfig, seed_sitemap: LiveSitemapReader | None) -> bool:
+    """List mode (--no-follow with a list): the list is the crawl, and START_URL only
+    says where the site is; robots.txt's answer says it is reachable."""
+    return not config.follow and (config.urls_file is not None or seed_sitemap is not None)
+
+
+async def _crawl_pages(coordinator: _Coordinator, point: ResumePoint | None,
+                       seed_sitemap: LiveSitemapReader | None,
+                       live_sitemap: LiveSitemapReader | None) -> None:
+    """The pages links lead to (or where a resumed run stopped), then --add-urls', then
+    the live sitemap's orphans."""
+    config, result = coordinator.config, coordinator.result
+    if point is not None and (point.records or point.queue):
+        coordinator.restore(point)
+    else:
+        if not _listing(config, seed_sitemap):
+            await coordinator.seed(Job(result.start_url, 0))
+        await coordinator.seed_lists(seed_sitemap)
+    try:
+        await coordinator.run()
+        if config.add_urls_file is not None:
+            coordinator.add_known(config.add_urls_file)
+            await coordinator.run()
+        if live_sitemap is not None:
+            await _orphans_of_the_live_sitemap(coordinator, live_sitemap)
+    except BaseExceptionGroup as group:
+        # anyio wraps what the coordinator raised; a failure of ours (the state file
+        # cannot be written) reaches the CLI as itself, for its exit code.
+        ours, _rest = group.split(CrawlerError)
+        if ours is not None and len(ours.exceptions) == len(group.exceptions) == 1:
+            raise ours.exceptions[0] from None
+        raise
+
+
+async def _orphans_of_the_live_sitemap(coordinator: _Coordinator,
+                                       live_sitemap: LiveSitemapReader) -> None:
+    result = coordinator.result
+    result.phase = "live sitemap"
+    scrub = coordinator.scrub
+    live = await live_sitemap(coordinator.fetcher, coordinator.scope, result.robots_txt,
+                              coordinator.filters.clean, scrub.carries if scrub else None)
+    result.live_sitemap = live
+    result.phase = "orphans"
+    coordinator.offer_orphans(live)
+    await coordinator.run()
+
+
+def _note_workers(result: CrawlResult, pages: object) -> None:
+    """--workers: the workers given up, and when workers were added (auto)."""
+    from crawler.engine.adaptive_pages import AdaptivePages  # loaded by now
+    from crawler.engine.page_fetcher import PageFetcher
+
+    if not isinstance(pages, PageFetcher):  # worker processes, or maybe some
+        result.workers_lost = list(pages.lost)  # type: ignore[attr-defined]
+    if isinstance(pages, AdaptivePages):
+        result.workers_added_at = pages.started_at_page
 
 
 class _Coordinator:
