@@ -41,102 +41,22 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
     on disk (:mod:`crawler.store.record_store`), and every pass costs seconds."""
     records, skipped = RecordStore.of(result.records), SkippedStore.of(result.skipped)
     where = _found_on(result)
-    referrers = result.referrers
-
-    def linked(url: str) -> bool:
-        return referrers is not None and referrers.count(url) > 0
-
-    broken: list[dict] = []
-    redirected: list[dict] = []
-    canonicals: list[dict] = []
-    missing_titles: list[dict] = []
-    empty_titles: list[dict] = []
-    no_description: list[dict] = []
-    no_h1: list[dict] = []
-    many_h1: list[dict] = []
-    structured: list[dict] = []
-    videos: list[dict] = []
-    noindex: list[dict] = []
-    rendering = RenderFindings()
-    dropped: dict[str, list[str]] = defaultdict(list)  # kept URL -> its duplicates
-    # where the per-page findings live: their templates and path prefixes
-    where_found = {name: Where() for name in GROUPED}
-    # (target, fragment) -> [how many pages link there, the first five of them by URL]
-    pointing: dict[tuple[str, str], list[Any]] = {}
+    pages = _PageFindings(result, records, skipped, where)
     for record in records:
-        rendering.add(record)
-        for link in record.fragment_links:
-            entry = pointing.setdefault(link, [0, []])
-            entry[0] += 1
-            among_first(entry[1], record.url)
-        url, verdict = record.url, record.verdict
-        if record.duplicate_of is not None:
-            dropped[record.duplicate_of].append(url)
-        if (record.error is not None or (record.status or 0) >= 400) and linked(url):
-            broken.append({"url": url, "status": record.status,
-                           "error": record.error.value if record.error else None,
-                           **where(url)})
-        if verdict in REDIRECTS and linked(url):
-            chain, final = final_target(record, records)
-            redirected.append({"url": url, "use_instead": final, "hops": len(chain) - 1,
-                               "chain": chain, **where(url)})
-        if record.canonical is not None and record.canonical != url:
-            problem = _canonical_problem(record.canonical, records, skipped)
-            if problem is not None:
-                canonicals.append({"url": url, "canonical": record.canonical,
-                                   "problem": problem})
-        if verdict is Verdict.LISTED and record.content_type and "html" in record.content_type:
-            if record.word_count is not None:  # what the page says was read
-                if not record.description:
-                    no_description.append({"url": url})
-                    where_found["missing-descriptions"].add(url, record.template)
-                if record.h1_count == 0:
-                    no_h1.append({"url": url})
-                    where_found["missing-h1"].add(url, record.template)
-                elif record.h1_count > 1:
-                    many_h1.append({"url": url, "h1_count": record.h1_count,
-                                    "h1": record.h1})
-                    where_found["multiple-h1"].add(url, record.template)
-            if record.title is None:
-                missing_titles.append({"url": url, "problem": "missing-title"})
-                where_found["titles"].add(url, record.template)
-            elif record.title == "":
-                empty_titles.append({"url": url, "problem": "empty-title"})
-                where_found["titles"].add(url, record.template)
-        if record.video_problems and verdict is Verdict.LISTED:
-            videos.append({"url": url, "problems": list(record.video_problems)})
-        if record.structured_errors:
-            structured.append({"url": url, "types": list(record.structured_types),
-                               "errors": list(record.structured_errors)})
-        if verdict is Verdict.NOINDEX and linked(url):
-            noindex.append({"url": url, **where(url)})
+        pages.add(record)
     # Items by URL, so a report reads the same whichever page came first: pages are
     # read concurrently, and the records are in the order they were answered.
     computed = {
-        "broken-links": _by_url(broken),
-        "redirected-links": _by_url(redirected),
-        "duplicates": _duplicates(records, dropped),
-        "canonical-problems": _by_url(canonicals),
-        "titles": _by_url(missing_titles) + _by_url(empty_titles) + [
-            {"title": title, "problem": "duplicate-title", "urls": sorted(urls)}
-            for title, urls in sorted(records.groups("html_title"))],  # type: ignore[arg-type]
-        "noindex-linked": _by_url(noindex),
-        "missing-descriptions": _by_url(no_description),
-        "duplicate-descriptions": [
-            {"description": description, "urls": sorted(urls)}  # type: ignore[arg-type]
-            for description, urls in sorted(records.groups("html_description"))],
-        "missing-h1": _by_url(no_h1),
-        "multiple-h1": _by_url(many_h1),
-        "structured-data-errors": _by_url(structured),
-        "incomplete-videos": _by_url(videos),
+        **pages.by_name(),
         **_external(result, where),
-        "broken-fragments": _broken_fragments(pointing, records, result),
+        "broken-fragments": _broken_fragments(pages.pointing, records, result),
         **live_findings(result, records, skipped),
-        **rendering.findings(),
+        **pages.rendering.findings(),
     }
+    rendering = pages.rendering
     result.render_summary = rendering.summary() if rendering.asked else None
     found = {name: {"count": len(items), "items": items} for name, items in computed.items()}
-    for name, where_they_are in where_found.items():
+    for name, where_they_are in pages.where_found.items():
         groups = where_they_are.summary()
         if groups is not None:
             found[name]["groups"] = groups
@@ -144,6 +64,110 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
         for name in names:
             found[name]["not_checked"] = why
     return found
+
+
+class _PageFindings:
+    """The findings read off each record, in one pass over them all."""
+
+    def __init__(self, result: CrawlResult, records: RecordStore, skipped: SkippedStore,
+                 where: Callable[[str], dict[str, Any]]) -> None:
+        self.records, self.skipped, self.where = records, skipped, where
+        self.referrers = result.referrers
+        self.lists: dict[str, list[dict]] = defaultdict(list)
+        self.rendering = RenderFindings()
+        self.dropped: dict[str, list[str]] = defaultdict(list)  # kept URL -> its duplicates
+        # where the per-page findings live: their templates and path prefixes
+        self.where_found = {name: Where() for name in GROUPED}
+        # (target, fragment) -> [how many pages link there, the first five of them by URL]
+        self.pointing: dict[tuple[str, str], list[Any]] = {}
+
+    def linked(self, url: str) -> bool:
+        return self.referrers is not None and self.referrers.count(url) > 0
+
+    def add(self, record: PageRecord) -> None:
+        self.rendering.add(record)
+        for link in record.fragment_links:
+            entry = self.pointing.setdefault(link, [0, []])
+            entry[0] += 1
+            among_first(entry[1], record.url)
+        if record.duplicate_of is not None:
+            self.dropped[record.duplicate_of].append(record.url)
+        self._links_to(record)
+        if record.canonical is not None and record.canonical != record.url:
+            problem = _canonical_problem(record.canonical, self.records, self.skipped)
+            if problem is not None:
+                self.lists["canonical-problems"].append(
+                    {"url": record.url, "canonical": record.canonical, "problem": problem})
+        if record.verdict is Verdict.LISTED and record.content_type and (
+                "html" in record.content_type):
+            self._what_it_says(record)
+        if record.video_problems and record.verdict is Verdict.LISTED:
+            self.lists["incomplete-videos"].append(
+                {"url": record.url, "problems": list(record.video_problems)})
+        if record.structured_errors:
+            self.lists["structured-data-errors"].append(
+                {"url": record.url, "types": list(record.structured_types),
+                 "errors": list(record.structured_errors)})
+
+    def _links_to(self, record: PageRecord) -> None:
+        """A page other pages link to that is broken, redirects, or is noindex."""
+        url, verdict = record.url, record.verdict
+        if not self.linked(url):
+            return
+        if record.error is not None or (record.status or 0) >= 400:
+            self.lists["broken-links"].append(
+                {"url": url, "status": record.status,
+                 "error": record.error.value if record.error else None, **self.where(url)})
+        if verdict in REDIRECTS:
+            chain, final = final_target(record, self.records)
+            self.lists["redirected-links"].append(
+                {"url": url, "use_instead": final, "hops": len(chain) - 1, "chain": chain,
+                 **self.where(url)})
+        if verdict is Verdict.NOINDEX:
+            self.lists["noindex-linked"].append({"url": url, **self.where(url)})
+
+    def _what_it_says(self, record: PageRecord) -> None:
+        """A listed HTML page's title, description and headings."""
+        url, lists, where_found = record.url, self.lists, self.where_found
+        if record.word_count is not None:  # what the page says was read
+            if not record.description:
+                lists["missing-descriptions"].append({"url": url})
+                where_found["missing-descriptions"].add(url, record.template)
+            if record.h1_count == 0:
+                lists["missing-h1"].append({"url": url})
+                where_found["missing-h1"].add(url, record.template)
+            elif record.h1_count > 1:
+                lists["multiple-h1"].append({"url": url, "h1_count": record.h1_count,
+                                             "h1": record.h1})
+                where_found["multiple-h1"].add(url, record.template)
+        if record.title is None:
+            lists["missing-titles"].append({"url": url, "problem": "missing-title"})
+            where_found["titles"].add(url, record.template)
+        elif record.title == "":
+            lists["empty-titles"].append({"url": url, "problem": "empty-title"})
+            where_found["titles"].add(url, record.template)
+
+    def by_name(self) -> dict[str, list[dict]]:
+        """The per-page findings, each sorted by URL, in the reports' order."""
+        lists, records = self.lists, self.records
+        return {
+            "broken-links": _by_url(lists["broken-links"]),
+            "redirected-links": _by_url(lists["redirected-links"]),
+            "duplicates": _duplicates(records, self.dropped),
+            "canonical-problems": _by_url(lists["canonical-problems"]),
+            "titles": _by_url(lists["missing-titles"]) + _by_url(lists["empty-titles"]) + [
+                {"title": title, "problem": "duplicate-title", "urls": sorted(urls)}
+                for title, urls in sorted(records.groups("html_title"))],  # type: ignore[arg-type]
+            "noindex-linked": _by_url(lists["noindex-linked"]),
+            "missing-descriptions": _by_url(lists["missing-descriptions"]),
+            "duplicate-descriptions": [
+                {"description": description, "urls": sorted(urls)}  # type: ignore[arg-type]
+                for description, urls in sorted(records.groups("html_description"))],
+            "missing-h1": _by_url(lists["missing-h1"]),
+            "multiple-h1": _by_url(lists["multiple-h1"]),
+            "structured-data-errors": _by_url(lists["structured-data-errors"]),
+            "incomplete-videos": _by_url(lists["incomplete-videos"]),
+        }
 
 
 def _not_checked(result: CrawlResult, rendered: bool) -> list[tuple[tuple[str, ...], str]]:
