@@ -174,6 +174,15 @@ class CrawlConfig:
             )
         if self.prefix is not None and not self.prefix.startswith("/"):
             raise ConfigError(f"--prefix {self.prefix!r} must be a path starting with '/'")
+        self._check_finite()
+        self._check_crawl_limits()
+        self._check_render_and_external()
+        self._check_politeness()
+        self._check_state_and_patterns()
+        self._check_sources_and_output()
+
+    def _check_finite(self) -> None:
+        """NaN compares false with everything: a limit given as NaN would be off."""
         for option, number in (("--timeout", self.timeout), ("--rate", self.rate),
                                ("--delay", self.delay), ("--max-retry-after",
                                                          self.max_retry_after),
@@ -188,6 +197,9 @@ class CrawlConfig:
             if number is not None and not math.isfinite(number):
                 # NaN compares false with everything: it would switch the limit off
                 raise ConfigError(f"{option} must be a finite number (got {number})")
+
+    def _check_crawl_limits(self) -> None:
+        """Concurrency, workers and the per-request limits."""
         _positive("--concurrency", self.concurrency)
         if self.workers != AUTO_WORKERS:
             _positive("--workers", self.workers)
@@ -200,6 +212,9 @@ class CrawlConfig:
         _positive("--max-query-variants", self.max_query_variants)
         _positive("--max-retry-after", self.max_retry_after)
         _positive("--max-parse-seconds", self.max_parse_seconds)
+
+    def _check_render_and_external(self) -> None:
+        """--render's and the external checks' options."""
         if self.render not in RENDER_MODES:
             raise ConfigError(f"--render must be one of {', '.join(RENDER_MODES)} "
                               f"(got {self.render!r})")
@@ -212,6 +227,9 @@ class CrawlConfig:
                 or self.external_deadline < 0):
             raise ConfigError("--external-cache-days, --external-deadline, --max-external "
                               "and --cert-warn-days must be 0 or more")
+
+    def _check_politeness(self) -> None:
+        """Crawl-delay, page and depth caps, retries, rate and delay."""
         if self.max_crawl_delay < 0:
             raise ConfigError(f"--max-crawl-delay must be 0 or more seconds "
                               f"(got {self.max_crawl_delay})")
@@ -229,6 +247,9 @@ class CrawlConfig:
             raise ConfigError(f"--delay must be 0 or more seconds (got {self.delay})")
         if self.max_redirects < 0:
             raise ConfigError(f"max_redirects must be 0 or more (got {self.max_redirects})")
+
+    def _check_state_and_patterns(self) -> None:
+        """--resume, --lastmod, selectors, filters and --extract rules."""
         if self.resume and self.state_path is None:
             raise ConfigError("--resume needs --state FILE: the state is what is resumed")
         if self.lastmod not in LASTMOD_MODES:
@@ -240,6 +261,9 @@ class CrawlConfig:
                 raise ConfigError(f"--ignore-selector {selector!r} is not a valid CSS selector")
         self.filters()  # an invalid pattern is refused here, naming it
         self.extraction_rules()  # and so is an --extract rule
+
+    def _check_sources_and_output(self) -> None:
+        """Where URLs come from, --documents, --changefreq and the user agent."""
         if self.compare_sitemap not in (None, "auto") and normalize_url(
                 self.compare_sitemap) is None:
             raise ConfigError(f"--compare-sitemap {self.compare_sitemap!r} must be 'auto', "
