@@ -37,7 +37,7 @@ sys.path.insert(0, str(HERE))
 from render import TICK, _kind, _tree, spa  # noqa: E402
 
 from bench import Nginx  # noqa: E402
-from crawler.render.renderer import FLAGS  # noqa: E402
+from crawler.render.flags import FLAGS  # noqa: E402
 from crawler.render.settle import QUIET, TRACKER, WAIT_CALM  # noqa: E402
 
 
