@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import urllib.parse
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -22,6 +22,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from crawler.page.client_rendered import client_rendered
 from crawler.page.custom_extract import Rule, extract_values
 from crawler.page.fingerprint import fingerprint
+from crawler.page.images import page_images
 from crawler.page.page_facts import Facts, meta_description, page_facts
 from crawler.urls.normalize import resolve_link
 from crawler.urls.page_links import PageLinks
@@ -35,9 +36,6 @@ _REFRESH = re.compile(
     r"""^\s*(\d+)(?:\.\d*)?\s*(?:[;,]\s*(?:url\s*=\s*)?["']?([^"']*)["']?)?""",
     re.IGNORECASE,
 )
-_LINK_HEADER = re.compile(r"<([^>]*)>((?:\s*;\s*[^;,]*)*)")
-_REL_PARAM = re.compile(r"""rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))""", re.IGNORECASE)
-_HREFLANG_PARAM = re.compile(r"""hreflang\s*=\s*(?:"([^"]*)"|([^\s;,]+))""", re.IGNORECASE)
 
 # the rel values the link graph reports: what search engines read of a link
 LINK_RELS = frozenset({"nofollow", "ugc", "sponsored"})
@@ -113,8 +111,10 @@ def extract(
     the first title, or reads the head alone for its links: on a page of
     :data:`LARGE_PAGE` bytes or more, those two are found with CSS.
     """
-    asked = _Asked(fingerprint_ignoring, images, anchors, client_rendering, fragments,
-                   extractions, structured, edges, news, videos)
+    asked = _Asked(fingerprint_ignoring=fingerprint_ignoring, images=images, anchors=anchors,
+                   client_rendering=client_rendering, fragments=fragments,
+                   extractions=extractions, structured=structured, edges=edges, news=news,
+                   videos=videos)
     tree = LexborHTMLParser(html)
     # the text, for what reads it rather than the tree (bytes are UTF-8: html_source)
     page_text = html if isinstance(html, str) else ""
@@ -358,78 +358,6 @@ def _in_html(node: LexborNode) -> bool:
 ANCHOR_CHARS = 120
 
 
-MAX_IMAGES = 1000
-
-
-def page_images(tree: LexborHTMLParser, base: str) -> list[str]:
-    """The page's images as Google reads them for image sitemaps: ``<img src>``, the
-    largest candidate of an ``srcset`` (on ``<img>`` and ``<picture><source>``);
-    absolute, each once, in page order, at most 1,000; ``data:`` URIs left out
-    (resolution refuses every scheme but http(s))."""
-    found: dict[str, None] = {}
-    for node in tree.css("img, picture source"):
-        attrs = node.attributes
-        for candidate in (attrs.get("src"), largest_candidate(attrs.get("srcset"))):
-            if candidate:
-                url = resolve_link(base, candidate)
-                if url is not None and url != base:
-                    found.setdefault(url)
-        if len(found) >= MAX_IMAGES:
-            break
-    return list(found)[:MAX_IMAGES]
-
-
-def srcset_candidates(srcset: str) -> list[tuple[str, str]]:
-    """(URL, descriptor) pairs of an ``srcset``, split the way the HTML standard does:
-    a URL is a run of non-space characters (commas inside it are its own); trailing
-    commas end it, else its descriptors run to the next comma."""
-    found: list[tuple[str, str]] = []
-    pos, n = 0, len(srcset)
-    while True:
-        while pos < n and (srcset[pos].isspace() or srcset[pos] == ","):
-            pos += 1
-        if pos >= n:
-            return found
-        start = pos
-        while pos < n and not srcset[pos].isspace():
-            pos += 1
-        url, descriptor = srcset[start:pos], ""
-        if url.endswith(","):
-            url = url.rstrip(",")
-        else:
-            start = pos
-            while pos < n and srcset[pos] != ",":
-                pos += 1
-            descriptor = srcset[start:pos].strip()
-        if url:
-            found.append((url, descriptor))
-
-
-def largest_candidate(srcset: str | None) -> str | None:
-    """The URL of an ``srcset``'s largest image: the widest ``w`` descriptor, else the
-    highest density ``x`` (none means 1x). An unparseable descriptor is skipped,
-    as browsers do."""
-    if not srcset:
-        return None
-    best: tuple[int, float] | None = None
-    chosen: str | None = None
-    for url, descriptor in srcset_candidates(srcset):
-        width, density = 0, 1.0
-        try:
-            if descriptor.endswith("w"):
-                width = int(descriptor[:-1])
-            elif descriptor.endswith("x"):
-                density = float(descriptor[:-1])
-            elif descriptor:
-                continue
-        except ValueError:
-            continue
-        key = (1, float(width)) if width else (0, density)
-        if best is None or key > best:
-            best, chosen = key, url
-    return chosen
-
-
 def _follow_refresh(content: str, base: str, facts: PageFacts, seen: set[str]) -> None:
     """An instant refresh acts as a redirect; a delayed one as a link."""
     match = _REFRESH.match(content)
@@ -441,34 +369,6 @@ def _follow_refresh(content: str, base: str, facts: PageFacts, seen: set[str]) -
     elif target is not None and target not in seen:
         seen.add(target)
         facts.links.append(target)
-
-
-def alternates_from_link_headers(values: Iterable[str], page_url: str
-                                 ) -> list[tuple[str, str | None]]:
-    """``Link: <…>; rel="alternate"; hreflang="…"`` (RFC 8288), as (code, URL)."""
-    found: list[tuple[str, str | None]] = []
-    for value in values:
-        for match in _LINK_HEADER.finditer(value):
-            params = match.group(2)
-            rels = [(rel.group(1) or rel.group(2) or "").lower().split()
-                    for rel in _REL_PARAM.finditer(params)]
-            code = _HREFLANG_PARAM.search(params)
-            if code and any("alternate" in rel for rel in rels):
-                found.append(((code.group(1) or code.group(2) or "").strip(),
-                              resolve_link(page_url, match.group(1).strip())))
-    return found
-
-
-def canonical_from_link_headers(values: Iterable[str], page_url: str) -> str | None:
-    """The ``rel="canonical"`` target of HTTP ``Link`` headers (RFC 8288), if one."""
-    found: set[str | None] = set()
-    for value in values:
-        for match in _LINK_HEADER.finditer(value):
-            for rel in _REL_PARAM.finditer(match.group(2)):
-                rels = (rel.group(1) or rel.group(2) or "").lower().split()
-                if "canonical" in rels:
-                    found.add(resolve_link(page_url, match.group(1).strip()))
-    return found.pop() if len(found) == 1 else None
 
 
 def _edge(edges: list[tuple[str, str, str]], url: str | None, node: Any,

@@ -18,7 +18,8 @@ from crawler.core.records import PageRecord, Verdict
 from crawler.core.response import Response
 from crawler.page.custom_extract import Rule
 from crawler.page.decode import html_source
-from crawler.page.extract import alternates_from_link_headers, canonical_from_link_headers, extract
+from crawler.page.extract import extract
+from crawler.page.link_headers import alternates_from_link_headers, canonical_from_link_headers
 from crawler.urls.normalize import resolve_link
 from crawler.urls.robots import header_directives
 

@@ -5,7 +5,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crawler.page.decode import decode_html
-from crawler.page.extract import canonical_from_link_headers, extract
+from crawler.page.extract import extract
+from crawler.page.link_headers import canonical_from_link_headers
 
 PAGE = "http://h/dir/page.html"
 

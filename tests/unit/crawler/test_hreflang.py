@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 
 from crawler.core.records import PageRecord, Verdict
-from crawler.page.extract import largest_candidate, srcset_candidates
 from crawler.page.hreflang import normalize_code, sitemap_alternates
+from crawler.page.images import largest_candidate, srcset_candidates
 
 
 @pytest.mark.parametrize(("code", "normal"), [
