@@ -12,7 +12,6 @@ crawl ends when the frontier is empty and nothing is in flight.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -22,28 +21,30 @@ from typing import TYPE_CHECKING
 import anyio
 
 from crawler.config import CrawlConfig
-from crawler.core import startup_gc
 from crawler.core.dates import parse_http_date
 from crawler.core.errors import CrawlerError, StartUrlError
 from crawler.core.records import PageRecord, SkippedUrl, Verdict
 from crawler.engine.admission import Admission
 from crawler.engine.bookkeeping import Bookkeeping
+from crawler.engine.crawl_phases import (
+    check_before_fetching,
+    listing,
+    new_result,
+    note_workers,
+    start_up,
+)
 from crawler.engine.orphans import OrphanPhase
 from crawler.engine.result import CrawlResult
 from crawler.engine.secret_scrub import SecretScrub
 from crawler.engine.seeds import SeedCounts, read_url_list
 from crawler.engine.site_rules import SiteRules
-from crawler.engine.start_up import check_start, load_robots, page_source, while_robots_travels
+from crawler.engine.start_up import page_source
 from crawler.engine.suffix_child import RegisteredDomain
 from crawler.frontier.frontier import Frontier
 from crawler.frontier.job import Job
 from crawler.http.fetch import Fetcher
-from crawler.render.browser import find_browser, require_playwright
-from crawler.store.record_store import RecordStore
-from crawler.store.skipped_store import SkippedStore
 from crawler.urls.filters import UrlFilters
 from crawler.urls.normalize import host_of, normalize_url
-from crawler.urls.robots import RobotsPolicy
 from crawler.urls.scope import Scope
 
 if TYPE_CHECKING:
@@ -86,8 +87,8 @@ async def crawl(
     filters = config.filters()
     start = filters.clean(normalized)
     scope = Scope.for_start(start, config.prefix)
-    _check_before_fetching(config, start, scope)
-    result = _new_result(config, start)
+    check_before_fetching(config, start, scope)
+    result = new_result(config, start)
     state = None
     if config.state_path:  # SQLite, loaded for --state only
         from crawler.store.state import CrawlState
@@ -99,18 +100,18 @@ async def crawl(
         point = (state.begin(resume=config.resume, settings=config.run_settings())
                  if state else None)
         async with Fetcher(config) as fetcher:
-            policy = await _start_up(fetcher, config, scope, result,
-                                     listing=_listing(config, seed_sitemap))
+            policy = await start_up(fetcher, config, scope, result,
+                                     listing=listing(config, seed_sitemap))
             async with page_source(config, fetcher, filters.clean, policy) as pages:
                 coordinator = _Coordinator(SiteRules(config, scope, policy, filters), fetcher,
                                            result, on_record=on_record, state=state, pages=pages)
                 coordinator.admission.ours = own_domain
-                await _crawl_pages(coordinator, point, seed_sitemap, live_sitemap)
+                await crawl_pages(coordinator, point, seed_sitemap, live_sitemap)
                 if config.check_external:
                     from crawler.engine.external_links import check_external
 
                     await check_external(config, scope, result, state)
-                _note_workers(result, pages)
+                note_workers(result, pages)
         if state is not None:
             state.finish()
     finally:
@@ -121,52 +122,7 @@ async def crawl(
     return result
 
 
-def _check_before_fetching(config: CrawlConfig, start: str, scope: Scope) -> None:
-    if not scope.contains(start):
-        raise StartUrlError(f"start URL {start} is outside the scope {scope.root} (see --prefix)")
-    if config.render != "never":  # before anything is fetched: say what is missing
-        require_playwright()
-        find_browser(config.browser)
-
-
-def _new_result(config: CrawlConfig, start: str) -> CrawlResult:
-    result = CrawlResult(start_url=start)
-    result.extract_names = tuple(rule.name for rule in config.extraction_rules())
-    if config.links_path is not None:
-        from crawler.store.link_spool import LinkSpool
-
-        result.links = LinkSpool()
-    # Past a threshold records and skipped URLs live on disk: peak memory stops
-    # growing with the site (crawler.store.record_store, crawler.store.skipped_store).
-    result.records = RecordStore()
-    result.skipped = SkippedStore()  # type: ignore[assignment]
-    # the event loop's clock, which anyio.current_time() reads, without loading
-    # anyio's machinery before the first request (see start_up.while_robots_travels)
-    result.stats.started = asyncio.get_running_loop().time()
-    return result
-
-
-async def _start_up(fetcher: Fetcher, config: CrawlConfig, scope: Scope, result: CrawlResult,
-                    *, listing: bool) -> RobotsPolicy:
-    """robots.txt read, the start URL allowed by it, its Crawl-delay kept."""
-    policy = await load_robots(fetcher, scope, config, result, when_sent=while_robots_travels)
-    startup_gc.resume()  # if the transport could not say when robots.txt went
-    check_start(result.start_url, scope, policy, result, listing)
-    delay = policy.crawl_delay()
-    if delay:
-        result.crawl_delay_asked = delay
-        result.crawl_delay_used = min(delay, config.max_crawl_delay)
-        fetcher.gate.raise_interval(result.crawl_delay_used)
-    return policy
-
-
-def _listing(config: CrawlConfig, seed_sitemap: LiveSitemapReader | None) -> bool:
-    """List mode (--no-follow with a list): the list is the crawl, and START_URL only
-    says where the site is; robots.txt's answer says it is reachable."""
-    return not config.follow and (config.urls_file is not None or seed_sitemap is not None)
-
-
-async def _crawl_pages(coordinator: _Coordinator, point: ResumePoint | None,
+async def crawl_pages(coordinator: _Coordinator, point: ResumePoint | None,
                        seed_sitemap: LiveSitemapReader | None,
                        live_sitemap: LiveSitemapReader | None) -> None:
     """The pages links lead to (or where a resumed run stopped), then --add-urls', then
@@ -175,7 +131,7 @@ async def _crawl_pages(coordinator: _Coordinator, point: ResumePoint | None,
     if point is not None and (point.records or point.queue):
         coordinator.restore(point)
     else:
-        if not _listing(config, seed_sitemap):
+        if not listing(config, seed_sitemap):
             await coordinator.seed(Job(result.start_url, 0))
         await coordinator.seed_lists(seed_sitemap)
     try:
@@ -184,7 +140,7 @@ async def _crawl_pages(coordinator: _Coordinator, point: ResumePoint | None,
             coordinator.add_known(config.add_urls_file)
             await coordinator.run()
         if live_sitemap is not None:
-            await _orphans_of_the_live_sitemap(coordinator, live_sitemap)
+            await orphans_of_the_live_sitemap(coordinator, live_sitemap)
     except BaseExceptionGroup as group:
         # anyio wraps what the coordinator raised; a failure of ours (the state file
         # cannot be written) reaches the CLI as itself, for its exit code.
@@ -194,7 +150,7 @@ async def _crawl_pages(coordinator: _Coordinator, point: ResumePoint | None,
         raise
 
 
-async def _orphans_of_the_live_sitemap(coordinator: _Coordinator,
+async def orphans_of_the_live_sitemap(coordinator: _Coordinator,
                                        live_sitemap: LiveSitemapReader) -> None:
     result = coordinator.result
     result.phase = "live sitemap"
@@ -205,17 +161,6 @@ async def _orphans_of_the_live_sitemap(coordinator: _Coordinator,
     result.phase = "orphans"
     coordinator.offer_orphans(live)
     await coordinator.run()
-
-
-def _note_workers(result: CrawlResult, pages: object) -> None:
-    """--workers: the workers given up, and when workers were added (auto)."""
-    from crawler.engine.adaptive_pages import AdaptivePages  # loaded by now
-    from crawler.engine.page_fetcher import PageFetcher
-
-    if not isinstance(pages, PageFetcher):  # worker processes, or maybe some
-        result.workers_lost = list(pages.lost)  # type: ignore[attr-defined]
-    if isinstance(pages, AdaptivePages):
-        result.workers_added_at = pages.started_at_page
 
 
 class _Coordinator:
