@@ -9,8 +9,9 @@ from datetime import UTC, datetime, timedelta
 
 from crawler.config import CrawlConfig
 from crawler.engine.result import CrawlResult
-from crawler.http.external import OFFLINE, check_links
+from crawler.http.external import OFFLINE
 from crawler.http.link_check import NOT_CHECKED, UNREACHABLE, LinkCheck
+from crawler.http.link_checks import check_links
 from crawler.store.state import CrawlState
 from crawler.urls.scope import Scope
 

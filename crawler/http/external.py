@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import ssl
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import anyio
@@ -51,11 +51,8 @@ from crawler.http.deadlines import total_timeout
 from crawler.http.external_pace import CONNECTIONS, LONGEST_INTERVAL, Pace
 from crawler.http.guarded import guarded_client
 from crawler.http.link_check import (
-    FAILED_TO_ANSWER,
-    NOT_CHECKED,
     PRIVATE,
     UNREACHABLE,
-    Certificate,
     LinkCheck,
 )
 from crawler.http.transports import proxy_for, tls_context
@@ -74,7 +71,7 @@ OFFLINE_AFTER = 3  # origins failed, none answered: the network, not the links
 OFFLINE = "no external origin reachable: external links not checked"
 
 
-class _Origin:
+class Origin:
     """One origin's client, pace, robots.txt and answers."""
 
     def __init__(self, origin: str, config: CrawlConfig, rule: NetworkRule | None = None,
@@ -251,17 +248,7 @@ class _Origin:
         return page_ids(LexborHTMLParser(html))
 
 
-def _given_up_origins_links(results: list[LinkCheck], checker: _Checker) -> None:
-    """A link that timed out or was refused on an origin given up since is that
-    origin's failure, not the link's: ``origin-unreachable``, never broken."""
-    for found in results:
-        if found.error in FAILED_TO_ANSWER and not found.cached:
-            origin = checker.origins.get(origin_of(found.final_url or found.url))
-            if origin is not None and origin.given_up == UNREACHABLE:
-                found.error = UNREACHABLE
-
-
-class _Checker:
+class Checker:
     """Every origin a check reaches, the ones links name and the ones redirects
     lead to alike: each with its own robots.txt, pace and connections. It also
     notices when no origin answers at all: then the network is at fault, not the
@@ -270,16 +257,16 @@ class _Checker:
     def __init__(self, config: CrawlConfig) -> None:
         self.config = config
         self.rule = rule_for_config(config)
-        self.origins: dict[str, _Origin] = {}
+        self.origins: dict[str, Origin] = {}
         self.answered_any = False
         self.failed: set[str] = set()
         self.offline = False
         self.stop: Callable[[], None] = lambda: None  # cancels the phase
 
-    def origin(self, origin: str) -> _Origin:
+    def origin(self, origin: str) -> Origin:
         found = self.origins.get(origin)
         if found is None:
-            found = self.origins[origin] = _Origin(origin, self.config, self.rule, self.heard)
+            found = self.origins[origin] = Origin(origin, self.config, self.rule, self.heard)
         return found
 
     def heard(self, origin: str, answered: bool) -> None:
@@ -349,86 +336,3 @@ class _Checker:
         except httpx.HTTPError as exc:
             found.error = type(exc).__name__
         return found
-
-
-CachedCheck = Callable[[str], LinkCheck | None]
-# after each check: (links checked, links to check, slowest origin, its links left, the
-# seconds they take at its pace)
-Progress = Callable[[int, int, str, int, float], None]
-
-
-async def check_links(urls: Iterable[str], config: CrawlConfig, *,
-                      cached: CachedCheck | None = None,
-                      want_ids: frozenset[str] = frozenset(),
-                      on_check: Callable[[LinkCheck], None] | None = None,
-                      on_progress: Progress | None = None,
-                      ) -> tuple[list[LinkCheck], list[Certificate], bool]:
-    """Check each URL once: origins in parallel, up to :data:`CONNECTIONS` links of
-    one origin at once at its pace, all within ``--external-deadline`` (what it
-    leaves is ``not-checked``). ``on_check`` sees each result as it comes (cached
-    ones first), so an interrupted phase keeps what it learnt. The last value says
-    whether the phase stopped because no origin answered at all."""
-    by_origin: dict[str, list[str]] = {}
-    results: list[LinkCheck] = []
-
-    def keep(found: LinkCheck) -> None:
-        results.append(found)
-        if on_check is not None:
-            on_check(found)
-
-    for url in urls:
-        known = cached(url) if cached is not None and url not in want_ids else None
-        if known is not None:
-            keep(known)
-            continue
-        by_origin.setdefault(origin_of(url), []).append(url)
-    total = len(results) + sum(len(targets) for targets in by_origin.values())
-    limit = anyio.CapacityLimiter(max(1, config.concurrency))
-    checker = _Checker(config)
-    done: set[str] = set()
-    for name, targets in by_origin.items():
-        checker.origin(name).left = len(targets)
-
-    async def one_link(origin: _Origin, queue: list[str]) -> None:
-        while queue:
-            url = queue.pop()
-            found = await checker.check(url, url in want_ids)
-            origin.left -= 1
-            if checker.offline:
-                return  # said as one line, not as a broken link each
-            done.add(url)
-            keep(found)
-            if on_progress is not None:
-                on_progress(len(results), total, *checker.slowest())
-
-    async def one_origin(name: str, targets: list[str]) -> None:
-        async with limit:
-            origin = checker.origin(name)
-            queue = targets[::-1]  # popped from the end: in the order given
-            async with anyio.create_task_group() as links:
-                for _ in range(min(CONNECTIONS, len(targets))):
-                    links.start_soon(one_link, origin, queue)
-
-    try:
-        deadline = config.external_deadline or float("inf")
-        with anyio.move_on_after(deadline) as scope:
-            checker.stop = scope.cancel
-            async with anyio.create_task_group() as group:
-                for name, targets in by_origin.items():
-                    group.start_soon(one_origin, name, targets)
-    finally:
-        with anyio.CancelScope(shield=True):
-            await checker.close()
-    now = time.time()
-    for targets in by_origin.values():
-        for url in targets:
-            if url not in done:
-                keep(LinkCheck(url, error=NOT_CHECKED, checked_at=now))
-    _given_up_origins_links(results, checker)
-    if checker.offline:  # nothing answered: nothing is known of any link
-        results[:] = [found if found.cached else LinkCheck(found.url, error=NOT_CHECKED,
-                                                             checked_at=now)
-                      for found in results]
-    certificates = [Certificate(origin.origin, origin.certificate)
-                    for origin in checker.origins.values() if origin.certificate is not None]
-    return results, certificates, checker.offline
