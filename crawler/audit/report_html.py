@@ -61,23 +61,7 @@ def write_report_html(out: TextIO, document: dict[str, Any],
     cards = [("URLs seen", totals["seen"]), ("fetched", totals["fetched"]),
              ("listed", totals["listed"]), ("not listed", totals["not_listed"]),
              ("errors", totals["errors"])]
-    statuses: Counter[str] = Counter()
-    depths: Counter[str] = Counter()
-    reasons: Counter[str] = Counter()
-    times = _time_buckets(())
-    shown = 0
-    for row in rows():
-        shown += 1
-        if row.get("status") is not None or row["reason"] == "error":
-            statuses[str(row["status"]) if row["status"] is not None else "none"] += 1
-        if row.get("status") is not None and row["depth"] is not None:
-            depths[str(row["depth"])] += 1
-        if not row["listed"]:
-            reasons[row["reason"]] += 1
-        if (ms := row.get("response_ms")) is not None:
-            times[_time_label(ms)] += 1
-    charts = [("Status codes", statuses), ("Depth", depths),
-              ("Response times", times), ("Reasons not listed", reasons)]
+    charts, shown = _charts(rows())
     parts = [_HEAD.replace("%TITLE%", _e(f"Audit of {document['start_url']}")),
              f"<h1>Audit of <a href=\"{_e(document['start_url'])}\">"
              f"{_e(document['start_url'])}</a></h1>",
@@ -94,13 +78,7 @@ def write_report_html(out: TextIO, document: dict[str, Any],
     parts.append('<section class="charts">')
     parts += [_bar_chart(title, counts) for title, counts in charts]
     parts.append("</section>")
-    for name in FINDINGS:
-        if name == LIVE_FINDINGS[0] and document.get("live_sitemap") is not None:
-            parts.append(_live_section(document.get("live_sitemap")))
-        if name == RENDER_FINDINGS[0] and document.get("render") is not None:
-            parts.append(_render_section(document.get("render")))
-    parts += [_finding_table(name, found[name], findings_csv=findings_csv)
-              for name in ordered(found) if found[name]["count"]]
+    parts += _finding_sections(document, found, findings_csv)
     out.write("\n".join(parts) + "\n")
     columns = (_COLUMNS + (_RENDER_COLUMNS if document.get("render") else ())
                + tuple((name, name) for name in document.get("extract", ())))
@@ -108,6 +86,41 @@ def write_report_html(out: TextIO, document: dict[str, Any],
     _write_url_table(out, rows(), shown, columns,
                      start[: start.find("/", start.find("//") + 2)] if "//" in start else "")
     out.write("\n" + _SCRIPT + "</body></html>\n")
+
+
+def _charts(rows: Iterable[dict[str, Any]]) -> tuple[list[tuple[str, Counter[str]]], int]:
+    """The four charts' counts, in one pass over the rows; and how many rows there are."""
+    statuses: Counter[str] = Counter()
+    depths: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
+    times = _time_buckets(())
+    shown = 0
+    for row in rows:
+        shown += 1
+        if row.get("status") is not None or row["reason"] == "error":
+            statuses[str(row["status"]) if row["status"] is not None else "none"] += 1
+        if row.get("status") is not None and row["depth"] is not None:
+            depths[str(row["depth"])] += 1
+        if not row["listed"]:
+            reasons[row["reason"]] += 1
+        if (ms := row.get("response_ms")) is not None:
+            times[_time_label(ms)] += 1
+    return [("Status codes", statuses), ("Depth", depths),
+            ("Response times", times), ("Reasons not listed", reasons)], shown
+
+
+def _finding_sections(document: dict[str, Any], found: dict[str, dict[str, Any]],
+                      findings_csv: str | None) -> list[str]:
+    """The live sitemap's and rendering's sections, then each finding present."""
+    parts = []
+    for name in FINDINGS:
+        if name == LIVE_FINDINGS[0] and document.get("live_sitemap") is not None:
+            parts.append(_live_section(document.get("live_sitemap")))
+        if name == RENDER_FINDINGS[0] and document.get("render") is not None:
+            parts.append(_render_section(document.get("render")))
+    parts += [_finding_table(name, found[name], findings_csv=findings_csv)
+              for name in ordered(found) if found[name]["count"]]
+    return parts
 
 
 def _interrupted(document: dict[str, Any]) -> str:

@@ -96,22 +96,13 @@ def write_reports(report_files: tuple[Path, ...], result: CrawlResult,
     if not report_files and terminal is None:
         return {}
     from crawler.audit.findings import findings
-    from crawler.audit.report import iter_rows, report_head, write_report_csv, write_report_json
-    from crawler.audit.report_html import write_report_html
+    from crawler.audit.report import report_head
 
     found = findings(result)
     if result.interrupted:
         extra = {**extra, "interrupted": result.interrupted}
     if previous is not None or snapshot_to is not None:
-        from crawler.audit import changes
-        from crawler.store.state_file import keep_audit_snapshot
-
-        now = changes.snapshot(result.start_url, found, iter_rows(result))
-        if previous is not None:
-            found.update({name: {"count": len(items), "items": items}
-                          for name, items in changes.compare(previous, now).items()})
-        if snapshot_to is not None:
-            keep_audit_snapshot(snapshot_to, changes.dumps(now))
+        _since_before(found, result, previous, snapshot_to)
     from crawler.audit.triage import annotate
 
     annotate(found)  # severity, why and how beside every finding, in every format
@@ -120,30 +111,52 @@ def write_reports(report_files: tuple[Path, ...], result: CrawlResult,
 
         terminal(summary_lines(report_head(result, extra, found)))
     for path in report_files:
-        kind = report_kind(path)
-        if path == STDOUT:
-            from crawler.audit.report_md import report_markdown
-
-            sys.stdout.write(report_markdown(report_head(result, extra, found)))
-            sys.stdout.flush()
-            continue
-        with atomic_text(path) as out:
-            if kind == "json":
-                write_report_json(out, result, extra, found)
-            elif kind == "csv":
-                write_report_csv(out, result, found)
-            elif kind == "junit":
-                from crawler.cli.junit_report import write_junit
-
-                write_junit(out, report_head(result, extra, found), failing or [])
-            elif kind == "md":
-                from crawler.audit.report_md import report_markdown
-
-                out.write(report_markdown(report_head(result, extra, found)))
-            else:
-                write_report_html(out, report_head(result, extra, found),
-                                  lambda: iter_rows(result), _findings_csv(path, found))
+        _write_one(path, result, extra, found, failing or [])
     return found
+
+
+def _since_before(found: dict[str, dict[str, Any]], result: CrawlResult, previous: Any,
+                  snapshot_to: Path | None) -> None:
+    """What changed since ``previous``, added to ``found``; this run's snapshot kept."""
+    from crawler.audit import changes
+    from crawler.audit.report import iter_rows
+    from crawler.store.state_file import keep_audit_snapshot
+
+    now = changes.snapshot(result.start_url, found, iter_rows(result))
+    if previous is not None:
+        found.update({name: {"count": len(items), "items": items}
+                      for name, items in changes.compare(previous, now).items()})
+    if snapshot_to is not None:
+        keep_audit_snapshot(snapshot_to, changes.dumps(now))
+
+
+def _write_one(path: Path, result: CrawlResult, extra: dict[str, Any],
+               found: dict[str, dict[str, Any]], failing: list[str]) -> None:
+    """One report, in the format its name asks for (``-``: Markdown on stdout)."""
+    from crawler.audit.report import iter_rows, report_head, write_report_csv, write_report_json
+    from crawler.audit.report_md import report_markdown
+
+    if path == STDOUT:
+        sys.stdout.write(report_markdown(report_head(result, extra, found)))
+        sys.stdout.flush()
+        return
+    kind = report_kind(path)
+    with atomic_text(path) as out:
+        if kind == "json":
+            write_report_json(out, result, extra, found)
+        elif kind == "csv":
+            write_report_csv(out, result, found)
+        elif kind == "junit":
+            from crawler.cli.junit_report import write_junit
+
+            write_junit(out, report_head(result, extra, found), failing)
+        elif kind == "md":
+            out.write(report_markdown(report_head(result, extra, found)))
+        else:
+            from crawler.audit.report_html import write_report_html
+
+            write_report_html(out, report_head(result, extra, found),
+                              lambda: iter_rows(result), _findings_csv(path, found))
 
 
 def _findings_csv(html: Path, found: dict[str, dict[str, Any]]) -> str | None:
