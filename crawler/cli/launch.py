@@ -53,24 +53,28 @@ def main() -> NoReturn:
     from crawler.core import startup_gc
 
     startup_gc.pause()  # back on once the crawl's first request is out
-    on_term = signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
-    on_int = signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    try:
-        if on_term:
-            signal.signal(signal.SIGTERM, _stop)
-        if on_int:
-            signal.signal(signal.SIGINT, _stop)
-        from crawler.cli.commands import main as run
-
-        # the handlers stay until a crawl takes the signals over (crawler.cli.signals):
-        # its own imports come after the options are read, and may be interrupted too
-        run()
+    try:  # the process boundary: a stop anywhere until a crawl takes the signals over
+        _run_stoppable()
     except (_Stopped, KeyboardInterrupt):
         _interrupted()
     except Exception as exc:
         if _stopped_within(exc):  # Python wrapped the stop (a class statement's
             _interrupted()        # __set_name__ raises RuntimeError from it)
         raise
+
+
+def _run_stoppable() -> None:
+    """The command, with Ctrl-C and SIGTERM raising :class:`_Stopped` (where nobody
+    changed their handlers before us)."""
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _stop)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _stop)
+    from crawler.cli.commands import main as run
+
+    # the handlers stay until a crawl takes the signals over (crawler.cli.signals):
+    # its own imports come after the options are read, and may be interrupted too
+    run()
 
 
 def _stopped_within(exc: BaseException) -> bool:

@@ -72,25 +72,36 @@ def w3c_period(value: str) -> tuple[datetime, datetime] | None:
     match = _W3C.fullmatch(value.strip())
     if match is None:
         return None
-    year, month, day, hour, minute, second, zone = match.groups()
-    try:
+    year, month, day, hour = match.groups()[:4]
+    try:  # a date that does not exist (February 30th): not W3C Datetime
         if hour is None:
-            start = datetime(int(year), int(month or 1), int(day or 1), tzinfo=UTC)
-            if day is not None:
-                return start, start + timedelta(days=1)
-            if month is not None:
-                after = (start.replace(year=start.year + 1, month=1) if start.month == 12
-                         else start.replace(month=start.month + 1))
-                return start, after
-            return start, start.replace(year=start.year + 1)
-        offset = timedelta(0) if zone == "Z" else (
-            (1 if zone[0] == "+" else -1)
-            * timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6])))
-        if abs(offset) > timedelta(hours=14):
-            return None
-        local = datetime(int(year), int(month), int(day), int(hour), int(minute),
-                         int(second or 0), tzinfo=UTC)
+            return _date_period(int(year), month, day)
+        return _instant(match.groups())
     except (ValueError, OverflowError):
         return None
+
+
+def _date_period(year: int, month: str | None, day: str | None) -> tuple[datetime, datetime]:
+    """A year, a month or a day, as UTC (start, end)."""
+    start = datetime(year, int(month or 1), int(day or 1), tzinfo=UTC)
+    if day is not None:
+        return start, start + timedelta(days=1)
+    if month is not None:
+        after = (start.replace(year=start.year + 1, month=1) if start.month == 12
+                 else start.replace(month=start.month + 1))
+        return start, after
+    return start, start.replace(year=start.year + 1)
+
+
+def _instant(groups: tuple[str | None, ...]) -> tuple[datetime, datetime] | None:
+    """A full timestamp, as the UTC second it names (None: an offset past 14 hours)."""
+    year, month, day, hour, minute, second, zone = groups
+    assert zone is not None and hour is not None and minute is not None
+    offset = timedelta(0) if zone == "Z" else (
+        (1 if zone[0] == "+" else -1) * timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6])))
+    if abs(offset) > timedelta(hours=14):
+        return None
+    local = datetime(int(year or 0), int(month or 0), int(day or 0), int(hour), int(minute),
+                     int(second or 0), tzinfo=UTC)
     instant = local - offset
     return instant, instant + timedelta(seconds=1)

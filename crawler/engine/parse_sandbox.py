@@ -372,40 +372,43 @@ def _overrun(page: _Page, budget: float) -> PageOutcome:
 
 
 def _child(sock: socket.socket, read: Reader, progress: _Progress) -> None:
-    """Read pages from ``sock`` until it closes, answering each batch that arrived
-    together in one frame; never returns to the caller's code."""
+    """Read pages from ``sock`` until it closes; never returns to the caller's code."""
     code = 0
-    try:
-        become_child(sock)
-        scratch = memoryview(bytearray(READ_BUFFER))
-        buffer = bytearray()
-        while True:
-            frames, used = _frames(buffer)
-            del buffer[:used]
-            if not frames:
-                progress.idle()
-                size = sock.recv_into(scratch)
-                if not size:
-                    break
-                buffer += scratch[:size]
-                continue
-            answers: list[tuple[int, tuple[object, ...]]] = []
-            began = time.monotonic()
-            for frame in frames:
-                for ticket, wire, depth, now, rendered in pickle.loads(frame):
-                    progress.begin(ticket)
-                    answers.append((ticket, _answer(read, Response(*wire), depth, now,
-                                                    rendered)))
-                    if time.monotonic() - began > FLUSH_SECONDS:  # slow pages: answer so far
-                        sock.sendall(_frame(answers))
-                        answers.clear()
-                        began = time.monotonic()
-            if answers:
-                sock.sendall(_frame(answers))
+    try:  # the forked child's boundary: whatever ends it, the process exits here
+        _serve(sock, read, progress)
     except BaseException:
         code = 1
     finally:
         os._exit(code)
+
+
+def _serve(sock: socket.socket, read: Reader, progress: _Progress) -> None:
+    """Answer each batch of pages that arrived together in one frame."""
+    become_child(sock)
+    scratch = memoryview(bytearray(READ_BUFFER))
+    buffer = bytearray()
+    while True:
+        frames, used = _frames(buffer)
+        del buffer[:used]
+        if not frames:
+            progress.idle()
+            size = sock.recv_into(scratch)
+            if not size:
+                return
+            buffer += scratch[:size]
+            continue
+        answers: list[tuple[int, tuple[object, ...]]] = []
+        began = time.monotonic()
+        for frame in frames:
+            for ticket, wire, depth, now, rendered in pickle.loads(frame):
+                progress.begin(ticket)
+                answers.append((ticket, _answer(read, Response(*wire), depth, now, rendered)))
+                if time.monotonic() - began > FLUSH_SECONDS:  # slow pages: answer so far
+                    sock.sendall(_frame(answers))
+                    answers.clear()
+                    began = time.monotonic()
+        if answers:
+            sock.sendall(_frame(answers))
 
 
 def _frames(buffer: bytearray) -> tuple[list[bytes], int]:

@@ -42,7 +42,7 @@ import asyncio
 import collections
 import ssl
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import httpx
 
@@ -85,11 +85,8 @@ class H1Transport(httpx.AsyncBaseTransport):
         while True:
             connection, reused = await self._connection(key, fresh=fresh)
             try:
-                connection.send(head, head_only)
-                when_sent = request.extensions.get(WHEN_SENT)
-                if when_sent is not None:
-                    when_sent()
-                status, headers = await connection.answer()
+                status, headers = await _ask(connection, head, head_only,
+                                             request.extensions.get(WHEN_SENT))
             except _Stale:
                 self._discard(connection)
                 if reused:
@@ -219,6 +216,16 @@ def _headers(fields: list[tuple[bytes, bytes, bytes]]) -> httpx.Headers | list[t
         headers._list = fields
         return headers
     return [(name, value) for name, _lower, value in fields]
+
+
+async def _ask(connection: _Connection, head: bytes, head_only: bool,
+               when_sent: Callable[[], None] | None
+               ) -> tuple[int, list[tuple[bytes, bytes, bytes]]]:
+    """Send a request's head on ``connection``; the answer's status and headers."""
+    connection.send(head, head_only)
+    if when_sent is not None:
+        when_sent()
+    return await connection.answer()
 
 
 def _request_head(request: httpx.Request) -> bytes:

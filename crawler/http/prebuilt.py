@@ -100,28 +100,36 @@ class RequestFactory:
 def append_trusted() -> bool:
     """Does appending to ``Headers._list`` give what httpx builds from the same pairs?
     (Asked once: the answer is httpx's, the same for every request.)"""
-    try:
-        pairs = [(b"Accept", b"*/*"), (b"If-None-Match", b'"\xe9tag"')]
-        built = httpx.Headers(pairs[:1])
-        built._list.extend((name, name.lower(), value) for name, value in pairs[1:])
-        expected = httpx.Headers(pairs)
-        return built.raw == expected.raw and built == expected and (
-            built.get("if-none-match") == expected.get("if-none-match"))
+    try:  # httpx's internals, probed: whatever they raise means "not to be trusted"
+        return _appended_as_built()
     except (AttributeError, TypeError, ValueError):
         return False
 
 
+def _appended_as_built() -> bool:
+    pairs = [(b"Accept", b"*/*"), (b"If-None-Match", b'"\xe9tag"')]
+    built = httpx.Headers(pairs[:1])
+    built._list.extend((name, name.lower(), value) for name, value in pairs[1:])
+    expected = httpx.Headers(pairs)
+    return built.raw == expected.raw and built == expected and (
+        built.get("if-none-match") == expected.get("if-none-match"))
+
+
 def _template(origin: str) -> object | None:
     """The parsed origin to copy, or ``None`` if copying cannot be trusted here."""
-    try:
-        template = httpx.URL(origin + "/")._uri_reference
-        made = httpx.URL.__new__(httpx.URL)
-        path, _, query = _PROBE.partition("?")
-        made._uri_reference = template._replace(path=path, query=query)
-        expected = httpx.URL(origin + _PROBE)
-        if made == expected and str(made) == origin + _PROBE and made.raw_path == (
-                expected.raw_path):
-            return template
+    try:  # httpx's internals, probed: whatever they raise means "not to be trusted"
+        return _copied_as_parsed(origin)
     except (AttributeError, TypeError, ValueError):
-        pass
+        return None
+
+
+def _copied_as_parsed(origin: str) -> object | None:
+    template = httpx.URL(origin + "/")._uri_reference
+    made = httpx.URL.__new__(httpx.URL)
+    path, _, query = _PROBE.partition("?")
+    made._uri_reference = template._replace(path=path, query=query)
+    expected = httpx.URL(origin + _PROBE)
+    if made == expected and str(made) == origin + _PROBE and made.raw_path == (
+            expected.raw_path):
+        return template
     return None

@@ -53,6 +53,23 @@ def srcset_candidates(srcset: str) -> list[tuple[str, str]]:
             found.append((url, descriptor))
 
 
+def _size(descriptor: str) -> tuple[int, float] | None:
+    """How large a candidate is, to compare: (1, width) or (0, density); None when its
+    descriptor cannot be read."""
+    if not descriptor:
+        return 0, 1.0
+    unit, number = descriptor[-1], descriptor[:-1]
+    if unit not in "wx":
+        return None
+    try:
+        value = int(number) if unit == "w" else float(number)
+    except ValueError:
+        return None
+    if unit == "x":
+        return 0, float(value)
+    return (1, float(value)) if value else (0, 1.0)
+
+
 def largest_candidate(srcset: str | None) -> str | None:
     """The URL of an ``srcset``'s largest image: the widest ``w`` descriptor, else the
     highest density ``x`` (none means 1x). An unparseable descriptor is skipped,
@@ -62,17 +79,9 @@ def largest_candidate(srcset: str | None) -> str | None:
     best: tuple[int, float] | None = None
     chosen: str | None = None
     for url, descriptor in srcset_candidates(srcset):
-        width, density = 0, 1.0
-        try:
-            if descriptor.endswith("w"):
-                width = int(descriptor[:-1])
-            elif descriptor.endswith("x"):
-                density = float(descriptor[:-1])
-            elif descriptor:
-                continue
-        except ValueError:
+        key = _size(descriptor)
+        if key is None:
             continue
-        key = (1, float(width)) if width else (0, density)
         if best is None or key > best:
             best, chosen = key, url
     return chosen
