@@ -63,8 +63,7 @@ class Admission:
         else:
             reason = frontier.offer(job)
         if reason is None:
-            if books.state is not None and books.keeps_state:
-                books.state.enqueue(job)
+            books.enqueue(job)
             return
         books.skip(SkippedUrl(url, depth, reason))
 

@@ -23,25 +23,28 @@ from crawler.urls.scope import Scope
 
 if TYPE_CHECKING:
     from crawler.page.read import PageOutcome
+    from crawler.store.no_state import NoState
     from crawler.store.state import CrawlState
+
+    State = CrawlState | NoState
 
 
 class Bookkeeping:
     """The records, counters, referrers and skipped URLs of one crawl."""
 
     def __init__(self, config: CrawlConfig, scope: Scope, policy: RobotsPolicy,
-                 filters: UrlFilters, result: CrawlResult, state: CrawlState | None) -> None:
+                 filters: UrlFilters, result: CrawlResult, state: State) -> None:
         self.config, self.scope, self.policy, self.filters = config, scope, policy, filters
         self.result, self.state = result, state
         # False in the orphan phase: what it finds is reported, never kept for the next run
-        self.keeps_state = True
+        self._keeps_state = True
         if config.audit or config.check_external:
             from crawler.store.referrers import Referrers  # on disk past a threshold
 
             result.referrers = Referrers()
         # --check-external: who links to each out-of-scope URL, too
         self.outside_too = config.check_external
-        if state is not None:  # what earlier runs saw; loaded for --state only
+        if state.remembers:  # what earlier runs saw; loaded for --state only
             from crawler.store.incremental import remember
 
             self._replay = remember
@@ -52,14 +55,28 @@ class Bookkeeping:
         self.result.stats.skipped += 1
         by = self.result.stats.skipped_by
         by[item.reason.value] = by.get(item.reason.value, 0) + 1
-        if self.state is not None and self.keeps_state:
+        if self._keeps_state:
             self.state.skip(item)
+
+    def enqueue(self, job: Job) -> None:
+        """A URL the frontier took: kept in the state, so an interrupted run resumes it."""
+        if self._keeps_state:
+            self.state.enqueue(job)
+
+    def stop_keeping(self) -> None:
+        """The orphan phase: what it finds is reported, never kept for the next run."""
+        self._keeps_state = False
+
+    def checkpoint(self) -> None:
+        """A page and what it queued, kept as one transaction."""
+        self.state.checkpoint()
 
     def remember(self, job: Job, outcome: PageOutcome, run_time: datetime) -> PageOutcome:
         """The page as this run knows it: with --state, what earlier runs saw (a 304
         replays the stored page) and its lastmod; without, its lastmod alone."""
-        if self.state is not None:
-            outcome, reused = self._replay(self.state, job, outcome, self.config.lastmod,
+        if self.state.remembers:
+            outcome, reused = self._replay(self.state, job, outcome,  # type: ignore[arg-type]
+                                           self.config.lastmod,
                                            run_time, every_link=self.config.audit,
                                            edges=self.config.links_path is not None)
             self.result.stats.not_modified += reused

@@ -43,6 +43,7 @@ from crawler.engine.suffix_child import RegisteredDomain
 from crawler.frontier.frontier import Frontier
 from crawler.frontier.job import Job
 from crawler.http.fetch import Fetcher
+from crawler.store.no_state import NoState
 from crawler.urls.filters import UrlFilters
 from crawler.urls.normalize import host_of, normalize_url
 from crawler.urls.scope import Scope
@@ -89,16 +90,11 @@ async def crawl(
     scope = Scope.for_start(start, config.prefix)
     check_before_fetching(config, start, scope)
     result = new_result(config, start)
-    state = None
-    if config.state_path:  # SQLite, loaded for --state only
-        from crawler.store.state import CrawlState
-
-        state = CrawlState(Path(config.state_path), scope.root)
+    state = open_state(config, scope)
     # the public-suffix list's answer for our host, worked out on another core
     own_domain = RegisteredDomain(host_of(start)).start()
     try:
-        point = (state.begin(resume=config.resume, settings=config.run_settings())
-                 if state else None)
+        point = state.begin(resume=config.resume, settings=config.run_settings())
         async with Fetcher(config) as fetcher:
             policy = await start_up(fetcher, config, scope, result,
                                      listing=listing(config, seed_sitemap))
@@ -112,12 +108,10 @@ async def crawl(
 
                     await check_external(config, scope, result, state)
                 note_workers(result, pages)
-        if state is not None:
-            state.finish()
+        state.finish()
     finally:
         own_domain.close()
-        if state is not None:
-            state.close()
+        state.close()
     result.elapsed = anyio.current_time() - result.stats.started
     return result
 
@@ -163,6 +157,15 @@ async def orphans_of_the_live_sitemap(coordinator: _Coordinator,
     await coordinator.run()
 
 
+def open_state(config: CrawlConfig, scope: Scope) -> CrawlState | NoState:
+    """The --state file (SQLite, loaded only then), or a state that remembers nothing."""
+    if not config.state_path:
+        return NoState()
+    from crawler.store.state import CrawlState
+
+    return CrawlState(Path(config.state_path), scope.root)
+
+
 class _Coordinator:
     """Schedules one crawl: fetch tasks take the frontier's jobs and hand each outcome
     on. Whether a URL is fetched is the :class:`Admission`'s, what is kept the
@@ -175,7 +178,7 @@ class _Coordinator:
         result: CrawlResult,
         *,
         on_record: ProgressCallback | None = None,
-        state: CrawlState | None = None,
+        state: CrawlState | NoState | None = None,
         pages: PageFetcher | WorkerPool | AdaptivePages | None = None,
     ) -> None:
         config, scope, policy = rules.config, rules.scope, rules.policy
@@ -184,7 +187,7 @@ class _Coordinator:
         self.fetcher, self.scope = fetcher, scope
         self.adding: SeedCounts | None = None  # --add-urls' phase, once links are done
         self.on_record = on_record
-        self.state = state
+        self.state = state = state if state is not None else NoState()
         self.run_time = datetime.now(UTC).replace(microsecond=0)
         filters = self.filters = rules.filters or UrlFilters()
         # fetches and reads pages: here, or in worker processes (--workers)
@@ -211,7 +214,7 @@ class _Coordinator:
         self.orphans = OrphanPhase(config, self.admission, self.books, on_record)
         self.consider = self.admission.consider
         self.outside = self.admission.outside
-        if state is not None:  # the sketches are committed with the pages that fed them
+        if state.remembers:  # the sketches are committed with the pages that fed them
             state.extra_meta = lambda: {"outside": self.outside.dump()}
 
     async def seed(self, job: Job) -> None:
@@ -262,7 +265,7 @@ class _Coordinator:
             self.frontier.restore(record.url, fetched=True)
             books.keep_unlisted(record)
             books.keep(record)
-            if self.state is not None and (self.result.referrers is not None
+            if self.state.remembers and (self.result.referrers is not None
                                            or self.result.links is not None):
                 # who linked where before the interruption, from what the state kept
                 stored = self.state.previous(
@@ -291,8 +294,6 @@ class _Coordinator:
         self.orphans.offer(live)
 
     def _with_validators(self, job: Job) -> Job:
-        if self.state is None:
-            return job
         validators = self.state.validators(job.url, images=self.config.images,
                                            fragments=self.config.check_fragments,
                                            edges=self.config.links_path is not None)
@@ -364,8 +365,7 @@ class _Coordinator:
 
     def _accepted(self, record: PageRecord) -> None:
         self.result.stats.queued = len(self.frontier)
-        if self.state is not None:
-            self.state.checkpoint()  # the page and what it queued: one transaction
+        self.books.checkpoint()
         if self.on_record is not None:
             self.on_record(record, self.result)
 

@@ -13,6 +13,7 @@ from crawler.engine.result import CrawlResult
 from crawler.http.external import OFFLINE
 from crawler.http.link_check import NOT_CHECKED, UNREACHABLE, Certificate, LinkCheck
 from crawler.http.link_checks import check_links
+from crawler.store.no_state import NoState
 from crawler.store.state import CrawlState
 from crawler.urls.scope import Scope
 
@@ -20,7 +21,7 @@ DAY = 86400.0
 
 
 async def check_external(config: CrawlConfig, scope: Scope, result: CrawlResult,
-                         state: CrawlState | None) -> None:
+                         state: CrawlState | NoState) -> None:
     """Fill ``result.external``, ``.expiring`` and ``.external_unchecked``."""
     if result.referrers is None:
         return
@@ -72,11 +73,11 @@ def _links_out(config: CrawlConfig, scope: Scope, result: CrawlResult) -> list[s
     return urls
 
 
-def _cache(config: CrawlConfig, state: CrawlState | None
+def _cache(config: CrawlConfig, state: CrawlState | NoState
            ) -> Callable[[str], LinkCheck | None]:
     """The answers --state kept from the last --external-cache-days."""
     known = (state.external_checks(time.time() - config.external_cache_days * DAY)
-             if state is not None and config.external_cache_days > 0 else {})
+             if config.external_cache_days > 0 else {})
 
     def cached(url: str) -> LinkCheck | None:
         row = known.get(url)
@@ -88,7 +89,7 @@ def _cache(config: CrawlConfig, state: CrawlState | None
     return cached
 
 
-def _keep(config: CrawlConfig, result: CrawlResult, state: CrawlState | None,
+def _keep(config: CrawlConfig, result: CrawlResult, state: CrawlState | NoState,
           checked: tuple[list[LinkCheck], list[Certificate], bool]) -> None:
     """The answers into the result (and the state, for the next run)."""
     checks, certificates, offline = checked
@@ -97,9 +98,8 @@ def _keep(config: CrawlConfig, result: CrawlResult, state: CrawlState | None,
         result.external_note = OFFLINE
     soon = datetime.now(UTC) + timedelta(days=config.cert_warn_days)
     result.expiring = [cert for cert in certificates if cert.expires <= soon]
-    if state is not None:
-        state.keep_external_checks(
-            (check.url, check.checked_at, check.status, check.final_url, check.hops,
-             check.error, int(check.disallowed)) for check in checks
-            # what was not asked is not remembered: the next run asks it
-            if not check.cached and not check.unchecked and check.error != UNREACHABLE)
+    state.keep_external_checks(
+        (check.url, check.checked_at, check.status, check.final_url, check.hops,
+         check.error, int(check.disallowed)) for check in checks
+        # what was not asked is not remembered: the next run asks it
+        if not check.cached and not check.unchecked and check.error != UNREACHABLE)

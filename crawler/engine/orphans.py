@@ -37,7 +37,7 @@ class OrphanPhase:
         """Queue the in-scope URLs of the live sitemap that no link reached, within the
         crawl's limits (robots.txt, filters, --max-pages); note them in ``live``."""
         self.active = True
-        self.books.keeps_state = False
+        self.books.stop_keeping()
         admission = self.admission
         contains, seen = admission.scope.contains, admission.frontier.seen
         for url in live.entries:

@@ -63,6 +63,8 @@ CHANGES_KEPT = 12
 class CrawlState(UrlIds):
     """One open state file, bound to one scope."""
 
+    remembers = True  # earlier runs' pages can be replayed from it (crawler.store.no_state)
+
     def __init__(self, path: Path, scope_root: str) -> None:
         self.path = path
         self._lock = hold_lock(path)
