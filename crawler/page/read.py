@@ -1,6 +1,6 @@
 """From an HTTP answer to a :class:`PageRecord` and the URLs it leads to — pure.
 
-This is where "is this page indexable?" is decided (DESIGN.md, "Indexable"):
+This is where "is this page indexable?" is decided:
 final status 200, an HTML content type, no error, not noindex, no meta
 refresh away, and a canonical that is absent or the page's own URL.
 """

@@ -2,7 +2,7 @@
 
 Every URL the crawler compares, de-duplicates or publishes goes through
 :func:`normalize_url` first, so that one page has exactly one spelling. The
-rules (DESIGN.md, "URLs"):
+rules:
 
 * only ``http`` and ``https``; scheme and host lower-case; IDNA (UTS #46) host;
 * userinfo and fragment dropped; the scheme's default port dropped;
