@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 import time
 from itertools import pairwise
 from pathlib import Path
 
 import pytest
 from conftest import assert_spaced, run_cli
+from raw_server import RawServer
 from siteserver import RunningServer
 
 pytestmark = pytest.mark.timeout(120)
@@ -37,48 +37,22 @@ def _audit(site_url: str, report: Path, *options: str) -> dict:
     return json.loads(report.read_text())["findings"]
 
 
-class _Mute:
+def _mute(drip: bool = False) -> RawServer:
     """An origin that accepts connections and never answers (``drip``: sends its
-    answer's head a byte every half second, forever); counts its connections."""
-
-    def __init__(self, drip: bool = False) -> None:
-        self.listener = socket.socket()
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(512)
-        self.port = self.listener.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.drip = drip
-        self.connections = 0
-        self.stop = threading.Event()
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self.listener.accept()
-            except OSError:
+    answer's head a byte every half second, forever)."""
+    def hold(conn: socket.socket) -> None:
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n" * 100
+        for byte in range(len(head)):
+            if server.stop.wait(0.5):
                 return
-            self.connections += 1
-            threading.Thread(target=self._hold, args=(conn,), daemon=True).start()
-
-    def _hold(self, conn: socket.socket) -> None:
-        with conn:
-            head = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n" * 100
-            for byte in range(len(head)):
-                if self.stop.wait(0.5):
+            if drip:
+                try:
+                    conn.sendall(head[byte:byte + 1])
+                except OSError:
                     return
-                if self.drip:
-                    try:
-                        conn.sendall(head[byte:byte + 1])
-                    except OSError:
-                        return
 
-    def __enter__(self) -> _Mute:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop.set()
-        self.listener.close()
+    server = RawServer(hold)
+    return server
 
 
 @pytest.mark.slow(35)
@@ -87,7 +61,7 @@ def test_300_links_to_an_origin_that_never_answers_are_unchecked_never_broken(
     """Default options: the origin is given up after three silences (robots.txt and
     two links, --external-timeout 10 s each), and every one of its links is
     ``origin-unreachable`` under unchecked: nothing is known of them."""
-    with _Mute() as mute:
+    with _mute() as mute:
         root = tmp_path / "site"
         root.mkdir()
         for page in range(10):
@@ -111,7 +85,7 @@ def test_300_links_to_an_origin_that_never_answers_are_unchecked_never_broken(
 def test_a_drip_ends_at_the_external_timeout_not_at_the_deadline(tmp_path: Path) -> None:
     """One header byte every half second never trips a read timeout: the request's
     total time is what --external-timeout bounds."""
-    with _Mute(drip=True) as drip:
+    with _mute(drip=True) as drip:
         links = [f"{drip.url}/page{n}.html" for n in range(20)]
         with RunningServer(_site(tmp_path, links)) as site:
             started = time.monotonic()

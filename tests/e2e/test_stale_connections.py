@@ -4,13 +4,13 @@ is asked again once, on a new connection, on every transport (over a real socket
 from __future__ import annotations
 
 import socket
-import threading
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conftest import read_sitemaps, run_cli
+from raw_server import RawServer
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.usefixtures("transport")]
 
@@ -19,55 +19,37 @@ PAGES = {"/": b'<!doctype html><title>Home</title><a href="/a.html">a</a><a href
          "/b.html": b"<!doctype html><title>B</title>"}
 
 
-class OneRequestAConnection:
+class OneRequestAConnection(RawServer):
     """Answers the first request of each connection and keeps it open; closes it,
     unanswered, when a second request arrives on it (a server whose keep-alive
     timer ran out as the request travelled)."""
 
     def __init__(self) -> None:
-        self.listener = socket.socket()
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(16)
-        self.port = self.listener.getsockname()[1]
-        self.connections = 0
         self.refused = 0
-        threading.Thread(target=self._accept, daemon=True).start()
+        super().__init__(self._one_request)
 
-    def _accept(self) -> None:
+    def _one_request(self, conn: socket.socket) -> None:
+        pending = b""
+        answered = False
         while True:
-            try:
-                conn, _ = self.listener.accept()
-            except OSError:
-                return
-            self.connections += 1
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
-
-    def _serve(self, conn: socket.socket) -> None:
-        with conn:
-            pending = b""
-            answered = False
-            while True:
-                while b"\r\n\r\n" not in pending:
-                    data = conn.recv(65536)
-                    if not data:
-                        return
-                    pending += data
-                head, _, pending = pending.partition(b"\r\n\r\n")
-                if answered:
-                    self.refused += 1
-                    return  # closed with no answer
-                answered = True
-                method, target = head.split(b" ")[:2]
-                # a proxy is asked for the absolute form: as a proxy it answers the same
-                path = urllib.parse.urlsplit(target.decode()).path or "/"
-                body = PAGES.get(path, b"")
-                status = b"200 OK" if body else b"404 Not Found"
-                conn.sendall(b"HTTP/1.1 " + status + b"\r\nContent-Type: text/html\r\n"
-                             b"Content-Length: %d\r\n\r\n" % len(body)
-                             + (b"" if method == b"HEAD" else body))
-
-    def close(self) -> None:
-        self.listener.close()
+            while b"\r\n\r\n" not in pending:
+                data = conn.recv(65536)
+                if not data:
+                    return
+                pending += data
+            head, _, pending = pending.partition(b"\r\n\r\n")
+            if answered:
+                self.refused += 1
+                return  # closed with no answer
+            answered = True
+            method, target = head.split(b" ")[:2]
+            # a proxy is asked for the absolute form: as a proxy it answers the same
+            path = urllib.parse.urlsplit(target.decode()).path or "/"
+            body = PAGES.get(path, b"")
+            status = b"200 OK" if body else b"404 Not Found"
+            conn.sendall(b"HTTP/1.1 " + status + b"\r\nContent-Type: text/html\r\n"
+                         b"Content-Length: %d\r\n\r\n" % len(body)
+                         + (b"" if method == b"HEAD" else body))
 
 
 @pytest.fixture
