@@ -12,8 +12,9 @@ import csv
 import json
 from typing import Any, TextIO
 
+from crawler.audit.item import items_of
 from crawler.audit.report import spreadsheet_safe
-from crawler.audit.triage import item_urls, ordered, triage_of
+from crawler.audit.triage import ordered, triage_of
 
 COLUMNS = ("finding", "severity", "url", "linked_from", "found_on", "details")
 _SHOWN = frozenset({"url", "linked_from", "found_on"})
@@ -24,13 +25,10 @@ def write_findings_csv(out: TextIO, found: dict[str, dict[str, Any]]) -> None:
     writer.writerow(COLUMNS)
     for name in ordered(found):
         severity = triage_of(name).severity
-        for item in found[name]["items"]:
-            urls = item_urls(item)
-            what = urls[0] if urls else str(item.get("sitemap") or item.get("origin") or "")
-            found_on = item.get("found_on") or []
-            details = {key: value for key, value in item.items() if key not in _SHOWN}
-            writer.writerow([name, severity, spreadsheet_safe(what),
-                             item.get("linked_from", ""),
-                             spreadsheet_safe(found_on[0]) if found_on else "",
+        for raw, item in zip(found[name]["items"], items_of(found[name]), strict=True):
+            details = {key: value for key, value in raw.items() if key not in _SHOWN}
+            writer.writerow([name, severity, spreadsheet_safe(item.where),
+                             "" if item.linked_from is None else item.linked_from,
+                             spreadsheet_safe(item.found_on[0]) if item.found_on else "",
                              spreadsheet_safe(json.dumps(details, ensure_ascii=False))
                              if details else ""])

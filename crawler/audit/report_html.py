@@ -15,13 +15,13 @@ from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
 from crawler.audit.grouping import describe
+from crawler.audit.item import FindingItem
 from crawler.audit.names import CHANGE_FINDINGS, CHANGES, FINDINGS, LIVE_FINDINGS, RENDER_FINDINGS
 from crawler.audit.triage import (
     SEVERITIES,
     clean,
     fix_first,
     in_a_list,
-    item_urls,
     not_checked,
     ordered,
     triage_of,
@@ -138,9 +138,7 @@ def fix_first_section(found: dict[str, Any]) -> str:
     entries = []
     for entry in fix_first(found):
         triage, finding = entry.triage, found[entry.name]
-        sample = [item_urls(item)[0] if item_urls(item) else
-                  str(item.get("sitemap") or item.get("origin") or "")
-                  for item in finding["items"][:SAMPLE_URLS]]
+        sample = [FindingItem.of(item).where for item in finding["items"][:SAMPLE_URLS]]
         where = describe(finding.get("groups"))
         reach = (f"<small>{entry.reach:,} pages</small>" if entry.reach != entry.count
                  else "")

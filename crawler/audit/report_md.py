@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from crawler.audit.grouping import describe
+from crawler.audit.item import FindingItem
 from crawler.audit.names import CHANGES
 from crawler.audit.triage import clean, fix_first, in_a_list, not_checked, triage_of
 
@@ -74,18 +75,17 @@ def _table(names: Iterable[str], found: dict[str, Any]) -> list[str]:
     return ["| finding | count |", "| --- | ---: |", *rows, ""]
 
 
-def _item(item: dict[str, Any]) -> str:
-    what = (item.get("url") or item.get("keep") or item.get("sitemap") or item.get("title")
-            or item.get("description"))
-    parts = [_code(what)]
-    details = [f"{key} {_value(item[key])}" for key in _DETAILS
-               if key in item and item[key] not in (None, "", []) and item[key] != what]
+def _item(raw: dict[str, Any]) -> str:
+    item = FindingItem.of(raw)
+    parts = [_code(item.label or None)]
+    details = [f"{key} {_value(raw[key])}" for key in _DETAILS
+               if key in raw and raw[key] not in (None, "", []) and raw[key] != item.label]
     if details:
         parts.append("(" + "; ".join(details) + ")")
-    found_on = item.get("found_on") or []
-    if found_on:
-        more = item.get("linked_from", len(found_on)) - 1
-        parts.append(f"— linked from {_code(found_on[0])}"
+    if item.found_on:
+        linked = item.linked_from if item.linked_from is not None else len(item.found_on)
+        more = linked - 1
+        parts.append(f"— linked from {_code(item.found_on[0])}"
                      + (f" and {more:,} more" if more > 0 else ""))
     return " ".join(parts)
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from crawler.audit.grouping import describe
-from crawler.audit.triage import clean, fix_first, in_a_list, item_urls, not_checked
+from crawler.audit.item import FindingItem
+from crawler.audit.triage import clean, fix_first, in_a_list, not_checked
 
 URLS_SHOWN = 3
 STYLES = {"error": "bold red", "warning": "bold yellow", "notice": "bold blue"}
@@ -45,12 +46,9 @@ def summary_lines(document: dict[str, Any]) -> list[Line]:
         where = describe(finding.get("groups"))
         if where:
             lines.append([("        where: ", "dim"), (where, "")])
-        for item in finding["items"][:URLS_SHOWN]:
-            urls = item_urls(item)
-            what = urls[0] if urls else str(item.get("sitemap") or item.get("origin") or "")
-            found_on = item.get("found_on") or []
-            lines.append([("        - ", "dim"), (what, "")]
-                         + ([(f"  (on {found_on[0]})", "dim")] if found_on else []))
+        for item in map(FindingItem.of, finding["items"][:URLS_SHOWN]):
+            lines.append([("        - ", "dim"), (item.where, "")]
+                         + ([(f"  (on {item.found_on[0]})", "dim")] if item.found_on else []))
         if entry.count > URLS_SHOWN:
             lines.append([(f"        … and {entry.count - URLS_SHOWN:,} more", "dim")])
     lines.append([("", "")])

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from crawler.audit.item import FindingItem
 from crawler.audit.names import CHANGE_FINDINGS, FINDINGS
 
 SEVERITIES = ("error", "warning", "notice")
@@ -193,22 +194,10 @@ def in_a_list(name: str) -> str:
     return title[0].lower() + title[1:] if title[1:2].islower() else title
 
 
-def item_urls(item: dict[str, Any]) -> list[str]:
-    """The URLs an item names (its own, a duplicate group's, a shared title's)."""
-    urls = [item.get("url"), item.get("keep"), *item.get("duplicates", ()),
-            *item.get("urls", ())]
-    return [url for url in dict.fromkeys(urls) if url]
-
-
 def reach(items: Iterable[dict[str, Any]]) -> int:
     """Pages a finding touches: for a link, the pages carrying it (``linked_from``);
     otherwise the URLs its items name (a sitemap file counts one)."""
-    total = 0
-    for item in items:
-        linked = item.get("linked_from")
-        total += linked if isinstance(linked, int) and linked > 0 else max(
-            1, len(item_urls(item)))
-    return total
+    return sum(FindingItem.of(item).reach for item in items)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
+from crawler.audit.item import FindingItem
 from crawler.audit.names import CHANGES, FINDINGS
 from crawler.audit.triage import triage_of
 from sitemap_writer.serialize import xml_text
@@ -44,8 +45,7 @@ def write_junit(out: TextIO, document: dict[str, Any], failing: list[str]) -> No
 
 
 def _case(name: str, item: dict[str, Any], fails: bool) -> str:
-    what = str(item.get("url") or item.get("keep") or item.get("sitemap")
-               or item.get("title") or "")
+    what = FindingItem.of(item).label
     details = xml_text(json.dumps(item, ensure_ascii=False, indent=1))
     head = f"    <testcase classname={quoteattr(name)} name={quoteattr(what)}>"
     if fails:
