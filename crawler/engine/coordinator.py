@@ -42,7 +42,7 @@ from crawler.engine.start_up import page_source
 from crawler.engine.suffix_child import RegisteredDomain
 from crawler.frontier.frontier import Frontier
 from crawler.frontier.job import Job
-from crawler.http.fetch import Fetcher
+from crawler.http.fetch import Fetcher, FetchOptions
 from crawler.store.no_state import NoState
 from crawler.urls.filters import UrlFilters
 from crawler.urls.normalize import host_of, normalize_url
@@ -95,7 +95,7 @@ async def crawl(
     own_domain = RegisteredDomain(host_of(start)).start()
     try:
         point = state.begin(resume=config.resume, settings=config.run_settings())
-        async with Fetcher(config) as fetcher:
+        async with Fetcher(FetchOptions.of(config)) as fetcher:
             policy = await start_up(fetcher, config, scope, result,
                                      listing=listing(config, seed_sitemap))
             async with page_source(config, fetcher, filters.clean, policy) as pages:

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from crawler.config import CrawlConfig
 from crawler.engine.result import CrawlResult
 from crawler.http.external import OFFLINE
-from crawler.http.link_check import NOT_CHECKED, UNREACHABLE, Certificate, LinkCheck
+from crawler.http.link_check import NOT_CHECKED, UNREACHABLE, Certificate, CheckOptions, LinkCheck
 from crawler.http.link_checks import check_links
 from crawler.store.no_state import NoState
 from crawler.store.state import CrawlState
@@ -42,7 +42,7 @@ async def check_external(config: CrawlConfig, scope: Scope, result: CrawlResult,
 
     try:
         checks, certificates, offline = await check_links(
-            urls, config, cached=_cache(config, state), want_ids=wanted,
+            urls, CheckOptions.of(config), cached=_cache(config, state), want_ids=wanted,
             on_check=partial.append, on_progress=progress)
     except BaseException:  # stopped (Ctrl-C, SIGTERM): keep what is known, say the rest
         asked = {check.url for check in partial}

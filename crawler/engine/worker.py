@@ -18,7 +18,7 @@ from crawler.config import CrawlConfig
 from crawler.engine.page_fetcher import PageFetcher
 from crawler.engine.worker_link import BEAT_SECONDS, OUTCOME_LINGER, Link, set_jar
 from crawler.frontier.job import Job
-from crawler.http.fetch import Fetcher
+from crawler.http.fetch import Fetcher, FetchOptions
 from crawler.http.politeness import Gate
 from crawler.page.wire import outcome_out
 from crawler.urls.robots import RobotsPolicy
@@ -90,7 +90,7 @@ async def _serve(sock: socket.socket, config: CrawlConfig, holding: bool,
 
 async def _work(link: Link, config: CrawlConfig, holding: bool,
                 cookies: list[Cookie], robots: RobotsPolicy | None) -> None:
-    async with Fetcher(config) as fetcher:
+    async with Fetcher(FetchOptions.of(config)) as fetcher:
         gate = fetcher.gate = _AskingGate(link, holding)
         set_jar(fetcher, cookies)
         fetcher.on_cookies = lambda: link.post(("cookies", list(fetcher.cookies.jar)))

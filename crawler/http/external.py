@@ -44,15 +44,15 @@ import anyio
 import httpx
 from selectolax.lexbor import LexborHTMLParser
 
-from crawler.config import CrawlConfig
 from crawler.core.dates import retry_after_seconds
-from crawler.http.address_rule import NetworkRule, PrivateAddress, rule_for_config
+from crawler.http.address_rule import NetworkRule, PrivateAddress
 from crawler.http.deadlines import total_timeout
 from crawler.http.external_pace import CONNECTIONS, LONGEST_INTERVAL, Pace
 from crawler.http.guarded import guarded_client
 from crawler.http.link_check import (
     PRIVATE,
     UNREACHABLE,
+    CheckOptions,
     LinkCheck,
 )
 from crawler.http.transports import proxy_for, tls_context
@@ -74,18 +74,18 @@ OFFLINE = "no external origin reachable: external links not checked"
 class Origin:
     """One origin's client, pace, robots.txt and answers."""
 
-    def __init__(self, origin: str, config: CrawlConfig, rule: NetworkRule | None = None,
+    def __init__(self, origin: str, config: CheckOptions, rule: NetworkRule | None = None,
                  heard: Callable[[str, bool], None] | None = None) -> None:
         self.origin = origin
         self.config = config
         self.client = guarded_client(
-            rule or rule_for_config(config), verify=tls_context(origin.partition(":")[0]),
+            rule or config.rule, verify=tls_context(origin.partition(":")[0]),
             proxy=proxy_for(origin + "/"),
             limits=httpx.Limits(max_connections=CONNECTIONS,
                                 max_keepalive_connections=CONNECTIONS),
-            timeout=config.external_timeout, follow_redirects=False,
+            timeout=config.timeout, follow_redirects=False,
             headers={"User-Agent": config.user_agent})
-        self.pace = Pace(config.external_rate, config.external_max_rate)
+        self.pace = Pace(config.rate, config.max_rate)
         self._slots = anyio.Semaphore(CONNECTIONS)  # requests in flight
         # one request at a time until the origin has answered, again after a silence (a
         # dead origin is asked three times in all, not once a connection), and while its
@@ -123,7 +123,7 @@ class Origin:
         left = await self.pace.wait_turn()
         status = None
         try:
-            with total_timeout(self.config.external_timeout):
+            with total_timeout(self.config.timeout):
                 async with self.client.stream(method, url) as response:
                     self._read_certificate(response)
                     status = response.status_code
@@ -189,7 +189,7 @@ class Origin:
         left = await self.pace.wait_turn()
         status: int | None = None
         try:
-            with total_timeout(self.config.external_timeout):
+            with total_timeout(self.config.timeout):
                 async with self.client.stream("GET", url) as response:
                     self._read_certificate(response)
                     body = b""
@@ -230,7 +230,7 @@ class Origin:
         """The ids of an HTML page within --max-page-bytes (its body read this once)."""
         async with self._slots:
             await self.pace.wait_turn()
-            with total_timeout(self.config.external_timeout):
+            with total_timeout(self.config.timeout):
                 return await self._read_anchors(url)
 
     async def _read_anchors(self, url: str) -> list[str] | None:
@@ -254,9 +254,9 @@ class Checker:
     notices when no origin answers at all: then the network is at fault, not the
     links, and the phase stops (``offline``)."""
 
-    def __init__(self, config: CrawlConfig) -> None:
+    def __init__(self, config: CheckOptions) -> None:
         self.config = config
-        self.rule = rule_for_config(config)
+        self.rule = config.rule
         self.origins: dict[str, Origin] = {}
         self.answered_any = False
         self.failed: set[str] = set()
@@ -296,7 +296,7 @@ class Checker:
         current = url
         try:
             # a safety net over the requests' own timeouts, turns at the pace included
-            with anyio.fail_after(self.config.external_timeout * (MAX_REQUESTS + 1)
+            with anyio.fail_after(self.config.timeout * (MAX_REQUESTS + 1)
                                   + CONNECTIONS * LONGEST_INTERVAL * MAX_REQUESTS):
                 while True:
                     origin = self.origin(origin_of(current))

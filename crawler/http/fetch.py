@@ -40,6 +40,7 @@ import anyio
 import httpx
 
 from crawler.config import CrawlConfig
+from crawler.core.credentials import Credentials
 from crawler.core.dates import retry_after_seconds
 from crawler.core.errors import ErrorKind
 from crawler.core.response import Response
@@ -72,10 +73,37 @@ def _origin(url: str) -> str:
     return f"{scheme}://{rest.partition('/')[0]}"
 
 
+@dataclass(frozen=True, slots=True)
+class FetchOptions:
+    """What the fetcher needs of a crawl's configuration, taken once."""
+
+    start_url: str
+    user_agent: str
+    credentials: Credentials
+    timeout: float  # seconds a request may take in all
+    retries: int
+    max_retry_after: float  # the longest Retry-After obeyed, in seconds
+    max_page_bytes: int
+    rate: float | None  # requests a second at most
+    delay: float  # seconds between two requests at least
+    http2: bool
+    concurrency: int
+    rule: NetworkRule  # where any request of this crawl may connect (address_rule.py)
+
+    @classmethod
+    def of(cls, config: CrawlConfig) -> FetchOptions:
+        return cls(start_url=config.start_url, user_agent=config.user_agent,
+                   credentials=config.credentials, timeout=config.timeout,
+                   retries=config.retries, max_retry_after=config.max_retry_after,
+                   max_page_bytes=config.max_page_bytes, rate=config.rate, delay=config.delay,
+                   http2=config.http2, concurrency=config.concurrency,
+                   rule=rule_for_config(config))
+
+
 class Fetcher:
     """One client for the crawled origin, and the rules for using it."""
 
-    def __init__(self, config: CrawlConfig) -> None:
+    def __init__(self, config: FetchOptions) -> None:
         self.config = config
         self.gate = Gate(rate=config.rate, delay=config.delay)
         # One scheme and host per crawl: its start URL decides the proxy and TLS setup.
@@ -102,7 +130,7 @@ class Fetcher:
         self._transport: httpx.AsyncBaseTransport | None = None
         self._deadlines = Deadlines()
         # where any request of this crawl may connect (address_rule.py)
-        self.rule: NetworkRule = rule_for_config(config)
+        self.rule: NetworkRule = config.rule
 
     async def __aenter__(self) -> Fetcher:
         self._transport = open_transport(self._start, http2=self.config.http2,

@@ -5,6 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from crawler.config import CrawlConfig
+    from crawler.http.address_rule import NetworkRule
 
 # what a LinkCheck's error says when the link was not asked: neither broken nor fine
 NOT_CHECKED = "not-checked"  # the phase's deadline came first
@@ -44,3 +49,31 @@ class LinkCheck:
 class Certificate:
     origin: str
     expires: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class CheckOptions:
+    """What checking external links needs of a crawl's configuration, taken once."""
+
+    timeout: float  # --external-timeout: a request's total seconds
+    rate: float  # --external-rate: requests a second to an origin, at first
+    max_rate: float  # --external-max-rate
+    deadline: float  # --external-deadline: the whole phase's seconds (0: none)
+    retries: int  # 429 and 503 asked again, this many times at most
+    max_retry_after: float
+    max_page_bytes: int  # --check-fragments: a page read for its anchors, at most
+    concurrency: int  # origins checked at once
+    user_agent: str
+    robots_token: str
+    rule: NetworkRule  # where a check may connect (address_rule.py)
+
+    @classmethod
+    def of(cls, config: CrawlConfig) -> CheckOptions:
+        from crawler.http.address_rule import rule_for_config
+
+        return cls(timeout=config.external_timeout, rate=config.external_rate,
+                   max_rate=config.external_max_rate, deadline=config.external_deadline,
+                   retries=config.retries, max_retry_after=config.max_retry_after,
+                   max_page_bytes=config.max_page_bytes, concurrency=config.concurrency,
+                   user_agent=config.user_agent, robots_token=config.robots_token,
+                   rule=rule_for_config(config))

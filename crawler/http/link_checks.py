@@ -8,7 +8,6 @@ from collections.abc import Callable, Iterable
 
 import anyio
 
-from crawler.config import CrawlConfig
 from crawler.http.external import Checker, Origin
 from crawler.http.external_pace import CONNECTIONS
 from crawler.http.link_check import (
@@ -16,6 +15,7 @@ from crawler.http.link_check import (
     NOT_CHECKED,
     UNREACHABLE,
     Certificate,
+    CheckOptions,
     LinkCheck,
 )
 from crawler.urls.normalize import origin_of
@@ -26,7 +26,7 @@ CachedCheck = Callable[[str], LinkCheck | None]
 Progress = Callable[[int, int, str, int, float], None]
 
 
-async def check_links(urls: Iterable[str], config: CrawlConfig, *,
+async def check_links(urls: Iterable[str], config: CheckOptions, *,
                       cached: CachedCheck | None = None,
                       want_ids: frozenset[str] = frozenset(),
                       on_check: Callable[[LinkCheck], None] | None = None,
@@ -51,7 +51,7 @@ class _Phase:
     """One run of the checks: the links sorted by origin, what each answered, and
     what the callers are told as it comes."""
 
-    def __init__(self, config: CrawlConfig, want_ids: frozenset[str],
+    def __init__(self, config: CheckOptions, want_ids: frozenset[str],
                  on_check: Callable[[LinkCheck], None] | None,
                  on_progress: Progress | None) -> None:
         self.config = config
@@ -83,7 +83,7 @@ class _Phase:
     async def run(self) -> None:
         """Origins in parallel (``--concurrency`` at once), within the deadline."""
         limit = anyio.CapacityLimiter(max(1, self.config.concurrency))
-        with anyio.move_on_after(self.config.external_deadline or float("inf")) as scope:
+        with anyio.move_on_after(self.config.deadline or float("inf")) as scope:
             self.checker.stop = scope.cancel
             async with anyio.create_task_group() as group:
                 for name, targets in self.by_origin.items():

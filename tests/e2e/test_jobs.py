@@ -56,27 +56,46 @@ def worker(redis_url: str, *, burst: bool, grace: str = "2") -> subprocess.Popen
                             start_new_session=True)
 
 
-def _burst_workers(redis_url: str, folder: Path, count: int) -> list[str]:
-    """``count`` burst workers run to their end; their logs. Read from files once each
-    worker has exited, not from pipes to EOF: a child RQ forked as the worker quit (its
-    scheduler, started by a maintenance pass in the same second) once held a pipe
-    open for minutes after the worker itself was done."""
+def _listening_workers(redis_url: str, folder: Path, count: int
+                       ) -> list[tuple[subprocess.Popen[str], Path]]:
+    """``count`` workers (not burst: they wait for jobs), each once it listens; with
+    their log files."""
     env = {**os.environ, "SITEMAP_CRAWLER_HEARTBEAT_GRACE": "2", "NO_PROXY": "*"}
-    files = [folder / f"worker-{n}.log" for n in range(count)]
     running = []
-    for path in files:
+    for n in range(count):
+        path = folder / f"listening-{n}.log"
         with path.open("w") as log:
-            running.append(subprocess.Popen(
-                [*WORKER, "--redis", redis_url, "--burst"], cwd=REPO, env=env, text=True,
-                stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
-    try:
-        for process in running:
-            process.wait(timeout=180)
-    finally:
-        for process in running:  # whatever a worker left behind goes with the test
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-    return [path.read_text() for path in files]
+            running.append((subprocess.Popen(
+                [*WORKER, "--redis", redis_url], cwd=REPO, env=env, text=True, stdout=log,
+                stderr=subprocess.STDOUT, start_new_session=True), path))
+    deadline = time.monotonic() + 60
+    while not all("Listening on" in path.read_text() for _process, path in running):
+        assert time.monotonic() < deadline, [path.read_text() for _p, path in running]
+        time.sleep(0.1)
+    return running
+
+
+def _stopped(running: list[tuple[subprocess.Popen[str], Path]]) -> list[str]:
+    """The workers stopped (SIGTERM, then whatever they left behind killed); their logs."""
+    for process, _path in running:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+    for process, _path in running:
+        process.wait(timeout=60)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    return [path.read_text() for _process, path in running]
+
+
+def _all_listed(redis_url: str, state: str, count: int, seconds: float) -> None:
+    """``jobs`` asked until it lists ``count`` jobs, every one in ``state``."""
+    deadline = time.monotonic() + seconds
+    while True:
+        lines = run_cli("jobs", "--redis", redis_url).stdout.splitlines()
+        if len(lines) == count and all(line.startswith(state) for line in lines):
+            return
+        assert time.monotonic() < deadline, lines
+        time.sleep(0.3)
 
 
 def site_config(folder: Path, name: str, url: str, **extra: str) -> Path:
@@ -111,10 +130,14 @@ def test_ten_sites_on_two_workers_give_what_crawling_each_by_hand_gives(
     with ExitStack() as stack:
         servers = {name: stack.enter_context(RunningServer(name)) for name in SITES}
         configs = [site_config(tmp_path, name, site.url) for name, site in servers.items()]
-        queued = run_cli("enqueue", *map(str, configs), "--redis", redis_url)
-        assert queued.code == 0, queued.stderr
-        assert queued.stdout.count("queued ") == 10
-        logs = _burst_workers(redis_url, tmp_path, 2)
+        running = _listening_workers(redis_url, tmp_path, 2)
+        try:
+            queued = run_cli("enqueue", *map(str, configs), "--redis", redis_url)
+            assert queued.code == 0, queued.stderr
+            assert queued.stdout.count("queued ") == 10
+            _all_listed(redis_url, "finished", 10, 120)
+        finally:
+            logs = _stopped(running)
         assert all("Successfully completed" in log for log in logs), logs  # both worked
         listing = run_cli("jobs", "--redis", redis_url)
         assert listing.code == 0, listing.stderr
@@ -166,13 +189,38 @@ def test_two_jobs_of_one_site_never_write_at_once_the_second_waits(
     slow = {f"/p{n:02d}.html": {"delay": 0.1} for n in range(30)}
     with RunningServer("many", slow) as site:
         config = site_config(tmp_path, "many", site.url, concurrency="2")
-        for _ in range(2):
-            assert run_cli("enqueue", str(config), "--redis", redis_url).code == 0
-        logs = _burst_workers(redis_url, tmp_path, 2)
+        # both workers listening before the jobs come: each takes one (burst workers
+        # started after the jobs were queued raced, and one could run both)
+        running = _listening_workers(redis_url, tmp_path, 2)
+        try:
+            for _ in range(2):
+                assert run_cli("enqueue", str(config), "--redis", redis_url).code == 0
+            _all_listed(redis_url, "finished", 2, 90)
+        finally:
+            logs = _stopped(running)
         listing = run_cli("jobs", "--redis", redis_url).stdout.splitlines()
     assert all("Successfully completed" in log for log in logs), logs  # both ran one
     assert [line.split()[0] for line in listing] == ["finished", "finished"], listing
     assert len(written(tmp_path / "many-out", site.url)) == 31
+
+
+def test_a_burst_worker_runs_what_is_queued_and_exits(tmp_path: Path, redis_url: str) -> None:
+    with RunningServer("basic") as site:
+        config = site_config(tmp_path, "basic", site.url)
+        assert run_cli("enqueue", str(config), "--redis", redis_url).code == 0
+        env = {**os.environ, "SITEMAP_CRAWLER_HEARTBEAT_GRACE": "2", "NO_PROXY": "*"}
+        log = tmp_path / "burst.log"
+        with log.open("w") as out:  # a file, not a pipe: what the worker forks may outlive it
+            process = subprocess.Popen([*WORKER, "--redis", redis_url, "--burst"], cwd=REPO,
+                                       env=env, stdout=out, stderr=subprocess.STDOUT,
+                                       start_new_session=True)
+        try:
+            assert process.wait(timeout=120) == 0, log.read_text()
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+        assert "Successfully completed" in log.read_text()
+        assert len(written(tmp_path / "basic-out", site.url)) > 1
 
 
 def test_a_config_a_job_cannot_run_is_refused_before_anything_is_queued(

@@ -26,7 +26,7 @@ from crawler.http.address_rule import (
     address_class,
     rule_for_config,
 )
-from crawler.http.fetch import Fetcher
+from crawler.http.fetch import Fetcher, FetchOptions
 from crawler.http.guarded import guarded_client, guarded_sync_client
 from crawler.http.h1_transport import H1Transport
 from crawler.http.transports import tls_context
@@ -212,7 +212,7 @@ def test_a_refused_page_is_a_private_address_row_never_requested(
     config = CrawlConfig(start_url="http://93.184.216.34/", retries=2, http2=http2)
 
     async def go() -> tuple[ErrorKind | None, int]:
-        async with Fetcher(config) as fetcher:
+        async with Fetcher(FetchOptions.of(config)) as fetcher:
             answer = await fetcher.fetch(f"http://127.0.0.1:{listener.port}/",
                                          want_body=lambda _status, _type: True)
         return answer.error, answer.attempts

@@ -11,11 +11,12 @@ import httpx
 
 from crawler.config import CrawlConfig
 from crawler.http.external import Origin
+from crawler.http.link_check import CheckOptions
 
 
 def test_requests_waiting_together_leave_an_interval_apart() -> None:
-    origin = Origin("http://127.0.0.1:9", CrawlConfig(start_url="http://127.0.0.1:9/",
-                                                         external_rate=10))
+    origin = Origin("http://127.0.0.1:9", CheckOptions.of(
+        CrawlConfig(start_url="http://127.0.0.1:9/", external_rate=10)))
     left: list[float] = []
 
     async def go() -> None:
@@ -46,7 +47,7 @@ def test_the_interval_counts_from_the_answer_so_a_slow_arrival_does_not_shorten_
 
     config = CrawlConfig(start_url="http://127.0.0.1:9/", external_rate=5, retries=0,
                          external_max_rate=5)
-    origin = Origin("http://127.0.0.1:9", config)
+    origin = Origin("http://127.0.0.1:9", CheckOptions.of(config))
     origin.client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
 
     async def go() -> None:

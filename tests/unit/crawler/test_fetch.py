@@ -24,7 +24,7 @@ from asgiserver import AsgiServer, Receive, Scope, Send, answer
 
 from crawler.config import CrawlConfig
 from crawler.core.errors import ErrorKind
-from crawler.http.fetch import Fetcher, Response
+from crawler.http.fetch import Fetcher, FetchOptions, Response
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -60,7 +60,7 @@ def fetch_all(mode: Mode, app: object, requests: list[tuple[str, dict[str, str] 
         async def go() -> list[Response]:
             cfg = CrawlConfig(start_url=server.origin + "/", http2=mode.http2,
                               **config)  # type: ignore[arg-type]
-            async with Fetcher(cfg) as fetcher:
+            async with Fetcher(FetchOptions.of(cfg)) as fetcher:
                 return [await fetcher.fetch(server.origin + path,
                                             want_body=lambda s, t: want_body and s == 200,
                                             headers=headers) for path, headers in requests]
@@ -263,7 +263,7 @@ def test_an_untrusted_certificate_is_a_tls_error(mode: Mode,
 def _fetch_once(url: str, **config: object) -> Response:
     async def go() -> Response:
         cfg = CrawlConfig(start_url=url, retries=0, **config)  # type: ignore[arg-type]
-        async with Fetcher(cfg) as fetcher:
+        async with Fetcher(FetchOptions.of(cfg)) as fetcher:
             return await fetcher.fetch(url, want_body=lambda s, t: True)
     return anyio.run(go)
 

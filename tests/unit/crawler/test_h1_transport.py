@@ -23,7 +23,7 @@ import pytest
 from crawler.config import CrawlConfig
 from crawler.core.errors import ErrorKind
 from crawler.http.address_rule import NetworkRule
-from crawler.http.fetch import Fetcher, Response
+from crawler.http.fetch import Fetcher, FetchOptions, Response
 from crawler.http.h1_transport import H1Transport
 from crawler.http.prebuilt import WHEN_SENT
 from crawler.http.transports import open_transport
@@ -137,7 +137,7 @@ def fetch_paths(origin: str, paths: list[str], *, want_body: bool = True,
                 method: str = "GET", **config: object) -> list[Response]:
     async def go() -> list[Response]:
         cfg = CrawlConfig(start_url=origin + "/", retries=0, **config)  # type: ignore[arg-type]
-        async with Fetcher(cfg) as fetcher:
+        async with Fetcher(FetchOptions.of(cfg)) as fetcher:
             return [await fetcher.fetch(origin + path, want_body=lambda s, t: want_body,
                                         method=method) for path in paths]
     return anyio.run(go)
@@ -353,7 +353,7 @@ def test_when_sent_is_called_as_the_request_goes_before_its_answer_comes(
 
     async def go() -> list[Response]:
         cfg = CrawlConfig(start_url=server.origin + "/", retries=0)
-        async with Fetcher(cfg) as fetcher:
+        async with Fetcher(FetchOptions.of(cfg)) as fetcher:
             first = await fetcher.fetch(server.origin + "/robots.txt",
                                         want_body=lambda s, t: True, when_sent=when_sent)
             second = await fetcher.fetch(server.origin + "/b", want_body=lambda s, t: True)
@@ -371,7 +371,7 @@ def test_what_when_sent_does_is_not_counted_against_the_timeout(
 
     async def go() -> Response:
         cfg = CrawlConfig(start_url=server.origin + "/", retries=0, timeout=0.3)
-        async with Fetcher(cfg) as fetcher:
+        async with Fetcher(FetchOptions.of(cfg)) as fetcher:
             return await fetcher.fetch(server.origin + "/robots.txt",
                                        want_body=lambda s, t: True,
                                        when_sent=lambda: time.sleep(0.5))
