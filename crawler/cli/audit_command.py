@@ -9,11 +9,13 @@ Stopped at any phase (Ctrl-C, SIGTERM), the reports say what was known then.
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass
+from collections import Counter
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from crawler.audit.names import CHANGES, FINDINGS
+from crawler.audit.triage import SEVERITIES, fix_first
 from crawler.cli import failure
 from crawler.cli.crawl_site import crawl_site, internal_errors
 from crawler.cli.failure import EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OUTPUT, Failure
@@ -39,6 +41,7 @@ class AuditPlan:
     compare_with: Path | None  # --compare-with: an earlier audit's report
     previous: dict[str, Any] | None  # what that report (or the state) says
     state: Path | None  # --state: the last audit kept there, this one kept next
+    written: list[Path] = field(default_factory=list)  # every file the reports wrote
 
 
 def audit_command(display: CrawlDisplay, options: dict[str, Any], *, quiet: bool) -> int:
@@ -116,7 +119,7 @@ def report_audit(display: CrawlDisplay, result: CrawlResult, plan: AuditPlan
     found = write_reports(plan.reports, result, {
         "hreflang": [asdict(problem) for problem in problems], "compared_with": compared},
         previous=plan.previous, snapshot_to=plan.state, failing=plan.fail_on,
-        terminal=None if plan.reports else _print_summary)
+        terminal=None if plan.reports else _print_summary, written=plan.written)
     if plan.state is not None:  # its reports are its output: nothing to resume
         from crawler.store.state_file import mark_published
 
@@ -128,15 +131,26 @@ def say_audited(display: CrawlDisplay, result: CrawlResult, found: dict[str, dic
                 plan: AuditPlan, elapsed: float) -> None:
     for line in seed_lines(result):
         display.console.print(line, markup=False)
-    counts = ", ".join(f"{name} {found[name]['count']}" for name in FINDINGS)
-    since = ", ".join(f"{name} {found[name]['count']}" for name in CHANGES
+    since = ", ".join(f"{name} {found[name]['count']:,}" for name in CHANGES
                       if found.get(name, {}).get("count"))
-    written = (f"report(s): {', '.join(map(str, plan.reports))}" if plan.reports
-               else "summary above; --report FILE for every row")
-    display.console.print(f"audited {result.stats.fetched} pages in {elapsed:.1f}s: "
-                          f"{counts}; {written}", markup=False)
+    written = (f"report(s): {', '.join(map(str, plan.written or plan.reports))}"
+               if plan.reports else "summary above; --report FILE for every row")
+    display.console.print(f"audited {result.stats.fetched:,} pages in {elapsed:.1f}s: "
+                          f"{_present(found)}; {written}", markup=False)
     if plan.previous is not None:
         display.console.print(f"since the last audit: {since or 'no change'}", markup=False)
+
+
+def _present(found: dict[str, dict[str, Any]]) -> str:
+    """The findings present, errors first (Fix first has said why and how):
+    ``1 error, 2 warnings: broken-links 120, missing-h1 1, …``; or ``no finding``."""
+    ranked = fix_first(found, FINDINGS)
+    if not ranked:
+        return "no finding"
+    by_severity = Counter(entry.triage.severity for entry in ranked)
+    tally = ", ".join(f"{count:,} {severity}{'s' if count > 1 else ''}"
+                      for severity in SEVERITIES if (count := by_severity[severity]))
+    return tally + ": " + ", ".join(f"{entry.name} {entry.count:,}" for entry in ranked)
 
 
 def audit_exit(result: CrawlResult, found: dict[str, dict[str, Any]], plan: AuditPlan) -> int:

@@ -80,7 +80,8 @@ def write_reports(report_files: tuple[Path, ...], result: CrawlResult,
                    extra: dict[str, Any], *, previous: Any = None,
                    snapshot_to: Path | None = None,
                    failing: list[str] | None = None,
-                   terminal: Any = None) -> dict[str, dict[str, Any]]:
+                   terminal: Any = None,
+                   written: list[Path] | None = None) -> dict[str, dict[str, Any]]:
     """Each report streamed to its file, rows made as they are written; the findings
     (computed once for every format) are returned for the summary and --fail-on.
 
@@ -89,7 +90,8 @@ def write_reports(report_files: tuple[Path, ...], result: CrawlResult,
     since; ``snapshot_to`` (the state file) keeps this run's snapshot for the next.
 
     ``terminal`` (a console, for ``audit`` without ``--report``) gets the triaged
-    summary instead of a file.
+    summary instead of a file. ``written`` is told every file written, in order
+    (an HTML report's findings CSV beside it).
 
     The audit's modules are imported here, when there is a report to write: a crawl
     without ``--report`` never loads them."""
@@ -111,7 +113,9 @@ def write_reports(report_files: tuple[Path, ...], result: CrawlResult,
 
         terminal(summary_lines(report_head(result, extra, found)))
     for path in report_files:
-        _write_one(path, result, extra, found, failing or [])
+        beside = _write_one(path, result, extra, found, failing or [])
+        if written is not None and path != STDOUT:
+            written += [path, *([path.with_name(beside)] if beside else [])]
     return found
 
 
@@ -131,15 +135,16 @@ def _since_before(found: dict[str, dict[str, Any]], result: CrawlResult, previou
 
 
 def _write_one(path: Path, result: CrawlResult, extra: dict[str, Any],
-               found: dict[str, dict[str, Any]], failing: list[str]) -> None:
-    """One report, in the format its name asks for (``-``: Markdown on stdout)."""
+               found: dict[str, dict[str, Any]], failing: list[str]) -> str | None:
+    """One report, in the format its name asks for (``-``: Markdown on stdout); the
+    name of a file written beside it (an HTML report's findings CSV), if any."""
     from crawler.audit.report import iter_rows, report_head, write_report_csv, write_report_json
     from crawler.audit.report_md import report_markdown
 
     if path == STDOUT:
         sys.stdout.write(report_markdown(report_head(result, extra, found)))
         sys.stdout.flush()
-        return
+        return None
     kind = report_kind(path)
     with atomic_text(path) as out:
         if kind == "json":
@@ -155,8 +160,11 @@ def _write_one(path: Path, result: CrawlResult, extra: dict[str, Any],
         else:
             from crawler.audit.report_html import write_report_html
 
+            beside = _findings_csv(path, found)
             write_report_html(out, report_head(result, extra, found),
-                              lambda: iter_rows(result), _findings_csv(path, found))
+                              lambda: iter_rows(result), beside)
+            return beside
+    return None
 
 
 def _findings_csv(html: Path, found: dict[str, dict[str, Any]]) -> str | None:

@@ -184,3 +184,27 @@ def test_drop_duplicates_lists_one_page_of_each_group(tmp_path: Path) -> None:
     rows = {row["url"]: row for row in json.loads((tmp_path / "r.json").read_text())["urls"]}
     assert rows[site.url + "/copy.html"]["reason"] == "duplicate-of"
     assert rows[site.url + "/copy.html"]["duplicate_of"] == site.url + "/a.html"
+
+
+def test_the_last_line_names_only_the_findings_present_and_every_file_written(
+        tmp_path: Path) -> None:
+    """Fix first has said what is wrong; the last line counts what is present, errors
+    first (never 20 zeros), and names every file the run wrote: an HTML report with a
+    finding past the page's rows has its findings CSV beside it."""
+    root = tmp_path / "site"
+    root.mkdir()
+    links = "".join(f'<a href="/gone{n}.html">x</a>' for n in range(120))
+    (root / "index.html").write_text(f"<!doctype html><title>Home</title>{links}")
+    report = tmp_path / "a.html"
+    with RunningServer(root) as site:
+        run = run_cli("audit", site.url + "/", "--report", str(report),
+                      "--compare-sitemap", "off")
+    assert run.code == 0, run.stderr
+    last = [line for line in run.stderr.splitlines() if line.startswith("audited ")][-1]
+    assert "broken-links 120" in last, last
+    assert " 0," not in last and not last.split(";")[0].endswith(" 0"), last
+    assert last.index("broken-links") < last.index("report(s)"), last
+    assert "1 error" in last, last
+    csv_file = tmp_path / "a.findings.csv"
+    assert csv_file.exists()
+    assert f"{report}, {csv_file}" in last, last
