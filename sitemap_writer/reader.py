@@ -27,6 +27,9 @@ from defusedxml.ElementTree import iterparse
 from sitemap_writer.entry import MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP
 
 NAMESPACE = "http://www.sitemaps.org/schemas/sitemap/0.9"
+# Google's own namespace of the protocol's first texts (2005), before sitemaps.org:
+# still read by its crawlers, a legacy to replace, not a broken file
+LEGACY_NAMESPACES = frozenset({"http://www.google.com/schemas/sitemap/0.84"})
 _GZIP_MAGIC = b"\x1f\x8b"
 ATOM_NAMESPACES = ("http://www.w3.org/2005/Atom", "http://purl.org/atom/ns#")
 # Tags of the image and video extensions Google announced it no longer reads (Google
@@ -52,6 +55,7 @@ class ReadSitemap:
     entries: list[tuple[str, str | None]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     deprecated: dict[str, int] = field(default_factory=dict)
+    legacy_namespace: str | None = None  # its root's, when one of LEGACY_NAMESPACES
 
 
 def read_sitemap(data: bytes) -> ReadSitemap:
@@ -135,9 +139,7 @@ def _read_xml(data: bytes, result: ReadSitemap) -> None:
                             "or <sitemapindex>")
                         return
                     result.kind = name
-                    if namespace.lstrip("{") != NAMESPACE:
-                        result.problems.append(
-                            f"wrong-namespace: <{name}> must be in {NAMESPACE}")
+                    _check_namespace(namespace.lstrip("{"), name, result)
                 elif depth == 2:
                     wanted = "url" if root == "urlset" else "sitemap"
                     item = name if name == wanted else None
@@ -169,6 +171,13 @@ def _read_xml(data: bytes, result: ReadSitemap) -> None:
     if missing_loc:
         result.problems.append(f"missing-loc: {missing_loc} <{expected}> element(s) "
                                "without a <loc>")
+
+
+def _check_namespace(namespace: str, root: str, result: ReadSitemap) -> None:
+    if namespace in LEGACY_NAMESPACES:
+        result.legacy_namespace = namespace
+    elif namespace != NAMESPACE:
+        result.problems.append(f"wrong-namespace: <{root}> must be in {NAMESPACE}")
 
 
 def _deprecated(namespace: str, name: str, element: object,

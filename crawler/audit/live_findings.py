@@ -49,6 +49,10 @@ def live_findings(result: CrawlResult, records: RecordStore, skipped: SkippedSto
         "sitemap-errors": _errors(result),
         "deprecated-sitemap-tags": [{"sitemap": file.url, "tags": dict(sorted(
             file.deprecated.items()))} for file in live.files if file.deprecated],
+        "legacy-sitemap-namespace": [
+            {"sitemap": file.url, "namespace": file.legacy_namespace,
+             "write": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+            for file in live.files if file.legacy_namespace],
     }
 
 

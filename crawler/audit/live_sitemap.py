@@ -126,6 +126,7 @@ class _Reader:
         file.kind = parsed.kind
         file.problems += parsed.problems
         file.deprecated = dict(parsed.deprecated)
+        file.legacy_namespace = parsed.legacy_namespace
         file.entries = len(parsed.entries)
         if parsed.kind == "sitemapindex":
             return file, [link for loc, _lastmod in parsed.entries

@@ -47,7 +47,9 @@ def summary_lines(document: dict[str, Any]) -> list[Line]:
         if where:
             lines.append([("        where: ", "dim"), (where, "")])
         for item in map(FindingItem.of, finding["items"][:URLS_SHOWN]):
+            problem = item.details.get("problem")  # what is wrong with it, by name
             lines.append([("        - ", "dim"), (item.where, "")]
+                         + ([(f": {problem}", "")] if problem else [])
                          + ([(f"  (on {item.found_on[0]})", "dim")] if item.found_on else []))
         if entry.count > URLS_SHOWN:
             lines.append([(f"        … and {entry.count - URLS_SHOWN:,} more", "dim")])

@@ -149,6 +149,12 @@ TRIAGE: dict[str, Triage] = {
         "A lastmod in the future or older than the page's Last-Modified teaches "
         "search engines to ignore it.",
         "Write lastmod from the page's real modification time."),
+    "legacy-sitemap-namespace": Triage(
+        "Sitemaps in Google's 0.84 namespace", "warning",
+        "The namespace of the protocol's first texts (2005): search engines still read "
+        "it, but the protocol is 0.9, and other tools may not.",
+        "Write the 0.9 namespace, http://www.sitemaps.org/schemas/sitemap/0.9, on the "
+        "root element (sitemap-crawler crawl writes it)."),
     "deprecated-sitemap-tags": Triage(
         "Ignored sitemap tags", "notice",
         "changefreq and priority are ignored by Google and Bing: bytes for nothing.",

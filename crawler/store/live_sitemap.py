@@ -23,6 +23,7 @@ class SitemapFile:
     problems: list[str] = field(default_factory=list)
     # image and video tags Google no longer reads, and how often (sitemap_writer.reader)
     deprecated: dict[str, int] = field(default_factory=dict)
+    legacy_namespace: str | None = None  # Google's 0.84 namespace, read but to replace
     # every entry (SAME_LASTMOD_AT_LEAST or more) carries this one lastmod: a build date
     same_lastmod: str | None = None
 
