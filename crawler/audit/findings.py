@@ -183,6 +183,9 @@ def _not_checked(result: CrawlResult, rendered: bool) -> list[tuple[tuple[str, .
                         result.external_note))
     if result.live_sitemap is None:
         missing.append((LIVE_FINDINGS, stopped or "--compare-sitemap off"))
+    elif result.live_sitemap.source == "none":  # nothing to hold the crawl against
+        missing.append((tuple(name for name in LIVE_FINDINGS if name != "no-sitemap"),
+                        "no sitemap"))
     if not rendered:
         missing.append((RENDER_FINDINGS, "--render never"))
     return missing

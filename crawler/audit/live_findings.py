@@ -46,6 +46,7 @@ def live_findings(result: CrawlResult, records: RecordStore, skipped: SkippedSto
                                  for record in records.listed()
                                  if record.url not in live.entries] if live.readable else [],
         "sitemap-lastmod": _lastmods(result, records, now),
+        "no-sitemap": _no_sitemap(result),
         "sitemap-errors": _errors(result),
         "deprecated-sitemap-tags": [{"sitemap": file.url, "tags": dict(sorted(
             file.deprecated.items()))} for file in live.files if file.deprecated],
@@ -146,17 +147,27 @@ class _Counted:
             yield item
 
 
+def _no_sitemap(result: CrawlResult) -> list[dict]:
+    """No sitemap anywhere: where the audit looked, and how to write one and name it."""
+    live = result.live_sitemap
+    assert live is not None
+    if live.source != "none":
+        return []
+    start = result.start_url
+    origin = start[: start.index("/", start.index("//") + 2)]
+    base = start[: start.rfind("/") + 1]
+    return [{"url": origin + "/robots.txt", "looked_in": origin + "/robots.txt",
+             "tried": list(live.tried),
+             "write_one": f"sitemap-crawler crawl {start} --out DIR",
+             "robots_txt_line": f"Sitemap: {base}sitemap_index.xml"}]
+
+
 def _errors(result: CrawlResult) -> list[dict]:
     live = result.live_sitemap
     assert live is not None
     items = [{"sitemap": file.url, "status": file.status, "problem": problem,
               **({"index": file.parent} if file.parent else {})}
              for file in live.files for problem in file.problems]
-    if live.source == "none":  # named by the first URL tried: every format shows a name
-        items.append({"sitemap": live.tried[0] if live.tried else live.asked, "status": None,
-                      "tried": list(live.tried),
-                      "problem": "not-found: robots.txt names no sitemap and none answers at "
-                      + ", ".join(live.tried)})
     first = live.files[0].url if live.files else live.asked
     for count, kept, what in ((live.invalid_count, len(live.invalid), "invalid URLs"),
                               (live.outside_count, len(live.outside), "out-of-scope URLs"),

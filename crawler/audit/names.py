@@ -5,7 +5,7 @@ without importing the audit (and the HTTP stack under its live-sitemap reader).
 """
 
 LIVE_FINDINGS = ("non-indexable-in-sitemap", "orphans", "missing-from-sitemap",
-                 "sitemap-lastmod", "sitemap-errors", "legacy-sitemap-namespace",
+                 "sitemap-lastmod", "no-sitemap", "sitemap-errors", "legacy-sitemap-namespace",
                  "deprecated-sitemap-tags")
 # --check-external (on in audits): links that leave the crawl, and their origins' certificates
 EXTERNAL_FINDINGS = ("broken-external-links", "redirected-external-links",

@@ -20,7 +20,8 @@ ITEMS_SHOWN = 50
 # the fields that say what an item is, in the order they are shown after its name
 _DETAILS = ("status", "error", "problem", "field", "before", "after", "use_instead", "what",
             "raw", "rendered", "canonical", "detail", "duplicates", "errors", "problems",
-            "tags", "h1_count", "urls")
+            "tags", "h1_count", "urls", "tried", "write_one", "robots_txt_line", "namespace",
+            "write")
 
 
 def report_markdown(document: dict[str, Any]) -> str:

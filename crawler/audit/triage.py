@@ -149,6 +149,12 @@ TRIAGE: dict[str, Triage] = {
         "A lastmod in the future or older than the page's Last-Modified teaches "
         "search engines to ignore it.",
         "Write lastmod from the page's real modification time."),
+    "no-sitemap": Triage(
+        "No sitemap", "warning",
+        "Search engines then find pages through links alone, and learn nothing of when "
+        "they changed: a sitemap is how a site tells them what to index.",
+        "Write one (sitemap-crawler crawl START_URL --out DIR), serve it from the site, and "
+        "name it in robots.txt with a Sitemap: line; the item gives both."),
     "legacy-sitemap-namespace": Triage(
         "Sitemaps in Google's 0.84 namespace", "warning",
         "The namespace of the protocol's first texts (2005): search engines still read "

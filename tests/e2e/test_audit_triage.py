@@ -84,7 +84,9 @@ def _look_at(report: Path, found: dict) -> None:
         assert page.locator('[data-finding="missing-h1"]').inner_text() == "120"
         assert "1 template, 120 pages" in page.locator("#fix-first").inner_text()
         clean = page.locator("p.clean").inner_text()
-        assert clean.startswith("Checked and clean:") and "orphan pages" in clean
+        assert clean.startswith("Checked and clean:") and "orphan pages" not in clean
+        # no sitemap: what needs one was not checked, never "clean"
+        assert "Not checked (no sitemap)" in page.locator("#fix-first").inner_text()
         assert "Not checked (--render never)" in page.locator("#fix-first").inner_text()
         assert page.get_by_text("None.", exact=True).count() == 0
         assert page.locator("#missing-h1 tbody tr").count() == 100
@@ -111,7 +113,7 @@ def test_audit_without_a_report_prints_fix_first_and_writes_nothing(tmp_path: Pa
     assert done.returncode == 0, done.stderr
     assert list(tmp_path.iterdir()) == []  # no file
     out = done.stdout
-    assert out.startswith("Fix first (3 errors, 5 warnings, 4 notices)"), out[:200]
+    assert out.startswith("Fix first (2 errors, 6 warnings, 4 notices)"), out[:200]
     assert "\x1b[" not in out  # no colour into a pipe
     errors = out.index("ERROR   Broken links 2")
     assert errors < out.index("WARNING ") < out.index("NOTICE  ")

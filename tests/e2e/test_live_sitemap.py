@@ -163,13 +163,22 @@ def test_broken_sitemaps_are_reported_not_fatal(tmp_path: Path) -> None:
 
 
 def test_no_sitemap_anywhere_is_a_finding_a_ci_gate_can_use(tmp_path: Path) -> None:
-    u, run, document, paths = _audit(tmp_path, "audit", "--fail-on", "sitemap-errors")
+    """No sitemap is its own finding, saying where the audit looked and how to write
+    one; it is no "sitemap error" (there is no sitemap to fail), and the checks that
+    need a sitemap say they were not made rather than call the site clean."""
+    u, run, document, paths = _audit(tmp_path, "audit", "--fail-on", "no-sitemap")
     assert run.code == 6, run.stderr
     assert "/sitemap.xml" in paths and "/sitemap_index.xml" in paths
-    (item,) = _items(document, "sitemap-errors")
-    assert item["problem"].startswith("not-found")
-    assert u + "/sitemap.xml" in item["problem"]
-    assert document["findings"]["missing-from-sitemap"]["count"] == 0  # nothing to miss from
+    (item,) = _items(document, "no-sitemap")
+    assert u + "/sitemap.xml" in item["tried"] and u + "/robots.txt" in item["looked_in"]
+    assert item["write_one"].startswith("sitemap-crawler crawl " + u + "/")
+    assert item["robots_txt_line"] == "Sitemap: " + u + "/sitemap_index.xml"
+    findings = document["findings"]
+    assert findings["sitemap-errors"]["count"] == 0
+    for name in ("sitemap-errors", "missing-from-sitemap", "orphans",
+                 "non-indexable-in-sitemap", "sitemap-lastmod"):
+        assert findings[name]["not_checked"] == "no sitemap", name
+    assert "no-sitemap" in run.stderr
 
 
 def test_an_unreachable_or_invalid_sitemap_url(tmp_path: Path) -> None:

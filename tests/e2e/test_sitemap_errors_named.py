@@ -26,13 +26,15 @@ def test_no_sitemap_is_named_by_the_urls_tried(tmp_path: Path) -> None:
         run = run_cli("audit", site.url + "/", "--report", str(md), "--report", str(junit),
                       "--report", str(js))
     assert run.code == 0, run.stderr
-    item = json.loads(js.read_text())["findings"]["sitemap-errors"]["items"][0]
-    assert item["sitemap"] == site.url + "/sitemap.xml"
-    assert item["problem"].startswith("not-found")
+    found = json.loads(js.read_text())["findings"]
+    (item,) = found["no-sitemap"]["items"]
+    assert item["url"] == site.url + "/robots.txt"
+    assert site.url + "/sitemap.xml" in item["tried"]
+    assert found["sitemap-errors"]["count"] == 0  # no sitemap is not a sitemap that fails
     text = md.read_text()
     assert "`None`" not in text
-    assert f"`{site.url}/sitemap.xml`" in text
+    assert f"`{site.url}/robots.txt`" in text and f"`{site.url}/sitemap.xml`" in text
     cases = [case for case in etree.parse(str(junit)).iter("testcase")
-             if case.get("classname") == "sitemap-errors"]
+             if case.get("classname") == "no-sitemap"]
     assert cases and all(case.get("name") for case in cases)
-    assert cases[0].get("name") == site.url + "/sitemap.xml"
+    assert cases[0].get("name") == site.url + "/robots.txt"
