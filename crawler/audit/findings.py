@@ -63,7 +63,26 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
     for names, why in _not_checked(result, rendering.asked):
         for name in names:
             found[name]["not_checked"] = why
+    so_far = _pages_so_far(result)
+    if so_far is not None:  # stopped among the pages: what they say is not the site's
+        for name in _READ_OFF_PAGES:
+            found[name]["so_far"] = so_far
     return found
+
+
+# the findings read off the pages themselves: partial when the run stopped among them
+_READ_OFF_PAGES = ("broken-links", "redirected-links", "duplicates", "canonical-problems",
+                   "titles", "noindex-linked", "missing-descriptions", "duplicate-descriptions",
+                   "missing-h1", "multiple-h1", "structured-data-errors", "incomplete-videos",
+                   "broken-fragments")
+
+
+def _pages_so_far(result: CrawlResult) -> str | None:
+    """``233 of 1,163 pages`` when the run was stopped before its last page."""
+    if not result.interrupted or result.phase != "pages":
+        return None
+    stats = result.stats
+    return f"{stats.fetched:,} of {stats.fetched + stats.queued + stats.in_flight:,} pages"
 
 
 class _PageFindings:

@@ -24,6 +24,7 @@ from crawler.audit.triage import (
     in_a_list,
     not_checked,
     ordered,
+    so_far,
     triage_of,
 )
 
@@ -168,6 +169,9 @@ def fix_first_section(found: dict[str, Any]) -> str:
     for why, names in not_checked(found).items():
         lines += (f'<p class="unchecked"><b>Not checked</b> ({_e(why)}): '
                   f'{_e(", ".join(names))}.</p>')
+    for reached, names in so_far(found).items():
+        lines += (f'<p class="unchecked"><b>Checked so far</b> ({_e(reached)}), nothing '
+                  f'found yet: {_e(", ".join(names))}.</p>')
     return head + body + lines + "</section>"
 
 

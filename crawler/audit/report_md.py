@@ -14,7 +14,7 @@ from typing import Any
 from crawler.audit.grouping import describe
 from crawler.audit.item import FindingItem
 from crawler.audit.names import CHANGES
-from crawler.audit.triage import clean, fix_first, in_a_list, not_checked, triage_of
+from crawler.audit.triage import clean, fix_first, in_a_list, not_checked, so_far, triage_of
 
 ITEMS_SHOWN = 50
 # the fields that say what an item is, in the order they are shown after its name
@@ -51,8 +51,10 @@ def report_markdown(document: dict[str, Any]) -> str:
     if spotless:
         lines += ["Checked and clean: " + ", ".join(in_a_list(name) for name in spotless)
                   + ".", ""]
-    unchecked = not_checked(found)
-    lines += [f"Not checked ({why}): {', '.join(names)}." for why, names in unchecked.items()]
+    unchecked = {**{f"Not checked ({why})": names for why, names in not_checked(found).items()},
+                 **{f"Checked so far ({reached}), nothing found yet": names
+                    for reached, names in so_far(found).items()}}
+    lines += [f"{what}: {', '.join(names)}." for what, names in unchecked.items()]
     if unchecked:
         lines.append("")
     for name in [*changed, *(entry.name for entry in ranked)]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from crawler.audit.grouping import describe
 from crawler.audit.item import FindingItem
-from crawler.audit.triage import clean, fix_first, in_a_list, not_checked
+from crawler.audit.triage import clean, fix_first, in_a_list, not_checked, so_far
 
 URLS_SHOWN = 3
 STYLES = {"error": "bold red", "warning": "bold yellow", "notice": "bold blue"}
@@ -60,6 +60,9 @@ def summary_lines(document: dict[str, Any]) -> list[Line]:
                       (", ".join(in_a_list(name) for name in spotless), "")])
     for why, names in not_checked(found).items():
         lines.append([(f"Not checked ({why}): ", "bold"), (", ".join(names), "")])
+    for reached, names in so_far(found).items():
+        lines.append([(f"Checked so far ({reached}), nothing found yet: ", "bold"),
+                      (", ".join(names), "")])
     lines.append([(f"{totals['fetched']:,} pages fetched, {totals['listed']:,} listable, "
                    f"{totals['errors']:,} fetch errors, in {totals['elapsed_seconds']:.1f}s. Every "
                    "URL and every row: --report audit.html (or .json, .csv, .md).", "dim")])

@@ -242,7 +242,19 @@ def annotate(found: dict[str, dict[str, Any]]) -> None:
 def clean(found: dict[str, dict[str, Any]], names: Iterable[str] = FINDINGS) -> list[str]:
     """The findings that were checked and found nothing."""
     return [name for name in names if name in found and not found[name]["count"]
-            and not found[name].get("not_checked") and name != "unchecked-external-links"]
+            and not found[name].get("not_checked") and not found[name].get("so_far")
+            and name != "unchecked-external-links"]
+
+
+def so_far(found: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
+    """The checks a stopped run made on the pages it read, with nothing found yet, by
+    how far it got: ``{"233 of 1,163 pages": ["broken links", …]}``. Never clean."""
+    partial: dict[str, list[str]] = {}
+    for name in FINDINGS:
+        reached = found.get(name, {}).get("so_far")
+        if reached and not found[name]["count"] and not found[name].get("not_checked"):
+            partial.setdefault(reached, []).append(in_a_list(name))
+    return partial
 
 
 def not_checked(found: dict[str, dict[str, Any]]) -> dict[str, list[str]]:

@@ -168,13 +168,13 @@ def _unfinished(result: CrawlResult) -> str:
     """The phase a stopped audit did not finish, as its reports say it."""
     stats = result.stats
     if result.phase == "pages":
-        return (f"pages: {stats.fetched:,} fetched, {stats.queued + stats.in_flight:,} "
-                "still to fetch, interrupted")
+        seen = stats.fetched + stats.queued + stats.in_flight
+        return f"pages: {stats.fetched:,} of {seen:,} fetched"
     if result.phase == "live sitemap":
-        return "live sitemap: interrupted while it was read"
+        return "live sitemap: stopped while it was read"
     if result.phase == "orphans":
-        return "orphans: interrupted while they were fetched"
-    return f"{result.phase}: interrupted"
+        return "orphans: stopped while they were fetched"
+    return f"{result.phase}: stopped"
 
 
 def _print_summary(lines: list[list[tuple[str, str]]]) -> None:

@@ -49,8 +49,7 @@ async def check_external(config: CrawlConfig, scope: Scope, result: CrawlResult,
         now = time.time()
         partial += [LinkCheck(url, error=NOT_CHECKED, checked_at=now) for url in urls
                     if url not in asked]
-        result.interrupted = (f"external links: {len(asked):,} of {total:,} checked, "
-                              "interrupted")
+        result.interrupted = f"external links: {len(asked):,} of {total:,} checked"
         result.external_note = "interrupted"
         raise
     _keep(config, result, state, (checks, certificates, offline))

@@ -85,7 +85,7 @@ class CrawlResult:
     expiring: list[Certificate] = field(default_factory=list)
     external_unchecked: int = 0
     # why the external check said nothing of the links it was asked: no external origin
-    # reachable, or the run interrupted during it ("312 of 1,679 checked, interrupted")
+    # reachable, or the run interrupted during it ("interrupted")
     external_note: str | None = None
     # the phase a run was in: pages, live sitemap, external links; and when a run is
     # stopped (Ctrl-C, SIGTERM), the one it did not finish, for the report to say

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -62,13 +63,23 @@ def test_interrupted_while_fetching_pages_the_pages_read_are_reported(tmp_path: 
                           "--no-check-external", "--concurrency", "2")
     assert done.returncode == 130, done.stderr
     assert "interrupted (pages: " in done.stderr and done.stderr.count("\n") == 1
+    assert done.stderr.count("interrupted") == 1, done.stderr  # said once
     document = json.loads(report.read_text())
-    assert document["interrupted"].startswith("pages: ")
-    assert document["interrupted"].endswith("still to fetch, interrupted")
+    stopped = document["interrupted"]
+    assert re.fullmatch(r"pages: \d+ of \d+ fetched", stopped), stopped
+    fetched, seen = (int(word) for word in stopped.split()[1:4:2])
     assert site.url + "/" in {row["url"] for row in document["urls"]}  # what was read
-    assert "Interrupted:" in page.read_text()
+    html = page.read_text()
+    assert "Interrupted:" in html
     live = document["findings"]["orphans"]
     assert live["not_checked"] == "not reached: the run was interrupted"
+    # a check that did not see every page is never "clean": checked so far
+    titles = document["findings"]["titles"]
+    assert titles["so_far"] == f"{fetched:,} of {seen:,} pages", titles
+    clean = html[html.index('class="clean"'):].split("</p>")[0] if 'class="clean"' in html else ""
+    assert "titles" not in clean and "broken links" not in clean, clean
+    text = re.sub(r"<[^>]+>", "", html)
+    assert f"Checked so far ({fetched:,} of {seen:,} pages), nothing found yet:" in text
 
 
 def test_terminated_while_reading_the_live_sitemap(tmp_path: Path) -> None:
@@ -83,7 +94,7 @@ def test_terminated_while_reading_the_live_sitemap(tmp_path: Path) -> None:
                           how=signal.SIGTERM)
     assert done.returncode == 130, done.stderr
     text = report.read_text()
-    assert "**Interrupted:** live sitemap: interrupted while it was read" in text
+    assert "**Interrupted:** live sitemap: stopped while it was read" in text
     assert "Not checked (not reached: the run was interrupted)" in text
 
 
@@ -101,8 +112,7 @@ def test_interrupted_while_checking_external_links_says_how_far_it_got(
     assert done.returncode == 130, done.stderr
     document = json.loads(report.read_text())
     stopped = document["interrupted"]
-    assert stopped.startswith("external links: ") and stopped.endswith(
-        " of 8 checked, interrupted"), stopped
+    assert stopped.startswith("external links: ") and stopped.endswith(" of 8 checked"), stopped
     checked = int(stopped.split()[2])
     assert 1 <= checked < 8
     found = document["findings"]
