@@ -298,13 +298,13 @@ def final_target(record: PageRecord, by_url: RecordLookup) -> tuple[list[str], s
 
 
 def _duplicates(records: RecordStore, dropped: dict[str, list[str]]) -> list[dict]:
-    """Groups of pages with the same content: those still listed (--keep-duplicates)
-    and those the crawl listed once (the others are rows duplicate-of the kept one)."""
-    items = [{"keep": keep, "duplicates": sorted(urls, key=keeper_order)}
-             for keep, urls in dropped.items()]
-    for group in duplicate_groups(records):
-        items.append({"keep": group[0], "duplicates": group[1:]})
-    return sorted(items, key=lambda item: item["keep"])
+    """Each copy of a page (what to fix: redirect it, or give it rel=canonical), with the
+    URL it duplicates: those the crawl listed once (the copies are rows duplicate-of the
+    kept one) and those still listed (--keep-duplicates)."""
+    groups = [(keep, sorted(urls, key=keeper_order)) for keep, urls in dropped.items()]
+    groups += [(group[0], group[1:]) for group in duplicate_groups(records)]
+    return sorted(({"url": copy, "duplicate_of": keep} for keep, copies in groups
+                   for copy in copies), key=lambda item: (item["url"], item["duplicate_of"]))
 
 
 def _canonical_problem(canonical: str, records: RecordStore,

@@ -18,7 +18,8 @@ from crawler.audit.triage import clean, fix_first, in_a_list, not_checked, so_fa
 
 ITEMS_SHOWN = 50
 # the fields that say what an item is, in the order they are shown after its name
-_DETAILS = ("status", "error", "problem", "field", "before", "after", "use_instead", "what",
+_DETAILS = ("duplicate_of", "status", "error", "problem", "field", "before", "after",
+            "use_instead", "what",
             "raw", "rendered", "canonical", "detail", "duplicates", "errors", "problems",
             "tags", "h1_count", "urls", "tried", "write_one", "robots_txt_line", "namespace",
             "write")

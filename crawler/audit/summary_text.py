@@ -48,6 +48,8 @@ def summary_lines(document: dict[str, Any]) -> list[Line]:
             lines.append([("        where: ", "dim"), (where, "")])
         for item in map(FindingItem.of, finding["items"][:URLS_SHOWN]):
             problem = item.details.get("problem")  # what is wrong with it, by name
+            if item.details.get("duplicate_of"):
+                problem = f"duplicate of {item.details['duplicate_of']}"
             lines.append([("        - ", "dim"), (item.where, "")]
                          + ([(f": {problem}", "")] if problem else [])
                          + ([(f"  (on {item.found_on[0]})", "dim")] if item.found_on else []))

@@ -38,8 +38,9 @@ def test_every_finding_names_its_urls_and_where_to_fix_them(tmp_path: Path) -> N
     assert redirected[u + "/chain1"]["hops"] == 2
     assert redirected[u + "/chain1"]["chain"] == [u + "/chain1", u + "/chain2", u + "/a.html"]
     assert u + "/chain2" not in redirected  # reached through a redirect, not a link
-    assert found["duplicates"]["items"] == [{"keep": u + "/a.html",
-                                             "duplicates": [u + "/copy.html"]}]
+    # what to fix: the copy, with the URL it duplicates (to redirect it to)
+    assert found["duplicates"]["items"] == [{"url": u + "/copy.html",
+                                             "duplicate_of": u + "/a.html"}]
     assert found["canonical-problems"]["items"] == [{
         "url": u + "/canon-to-missing.html", "canonical": u + "/missing.html",
         "problem": "canonical-not-200"}]
@@ -72,7 +73,8 @@ def test_rows_carry_what_a_person_needs(tmp_path: Path) -> None:
     # a copy: listed once, as its original; the copy is a row duplicate-of it, named by
     # the duplicates finding alone (its title, description and h1 are the original's)
     assert by_row[u + "/copy.html"] == "duplicates"
-    assert by_row[u + "/a.html"] == "duplicates missing-descriptions missing-h1"
+    # the original is not what to fix: the duplicates finding names the copy only
+    assert by_row[u + "/a.html"] == "missing-descriptions missing-h1"
     copy = next(row for row in rows if row["url"] == u + "/copy.html")
     assert copy["reason"] == "duplicate-of" and copy["listed"] == "no"
     assert by_row[u + "/same1.html"] == by_row[u + "/same2.html"] == (
@@ -208,3 +210,20 @@ def test_the_last_line_names_only_the_findings_present_and_every_file_written(
     csv_file = tmp_path / "a.findings.csv"
     assert csv_file.exists()
     assert f"{report}, {csv_file}" in last, last
+
+
+def test_the_duplicates_name_the_copies_to_fix_in_every_format(tmp_path: Path) -> None:
+    """"Redirect the copies to the kept URL": each copy is named, beside the URL it
+    duplicates, in the terminal, Markdown and the HTML's Fix first."""
+    md, html = tmp_path / "a.md", tmp_path / "a.html"
+    with RunningServer("pglike") as site:
+        terminal = run_cli("audit", site.url + "/", default_duplicates=True)
+        run = run_cli("audit", site.url + "/", "--report", str(md), "--report", str(html),
+                      default_duplicates=True)
+    assert run.code == 0 and terminal.code == 0, run.stderr + terminal.stderr
+    copy, kept = site.url + "/index.html", site.url + "/"
+    assert f"- {copy}: duplicate of {kept}" in terminal.stdout, terminal.stdout
+    assert f"`{copy}` (duplicate_of `{kept}`)" in md.read_text()
+    fix_first = html.read_text().split('id="fix-first"')[1].split("</section>")[0]
+    duplicates = fix_first[fix_first.index('href="#duplicates"'):].split("</li>")[0]
+    assert copy in duplicates, duplicates

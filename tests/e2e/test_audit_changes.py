@@ -97,7 +97,7 @@ def test_a_second_audit_says_what_changed_in_every_format(tmp_path: Path) -> Non
         "new-noindex-linked": ["/copy.html"],
         "fixed-broken-links": ["/missing.html"],
         "fixed-canonical-problems": ["/canon-to-missing.html"],
-        "fixed-duplicates": ["/a.html"],  # a.html and copy.html differ now
+        "fixed-duplicates": ["/copy.html"],  # a.html and copy.html differ now
         "fixed-titles": ["Article A", "Products"],  # titles no longer shared
         # the fixture's pages have no meta description and no h1: the new page neither,
         # and copy.html (noindex now) and same2.html (gone) are no longer listed
