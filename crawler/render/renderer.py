@@ -43,7 +43,7 @@ from crawler.render.browser_tabs import (
 from crawler.render.held import (
     HELD_BUDGET,
     PROBE_AFTER,
-    responsive,
+    Heartbeat,
     stop_scripts,
 )
 from crawler.render.page_network import FetchOrigin, PageNetwork, Visit
@@ -166,11 +166,15 @@ class Renderer(BrowserTabs):
             raise Crashed("the page's renderer process died: "
                            + self.memory.why_crashed(), generation)
         settled, html, stopped = False, None, False
-        with anyio.move_on_after(max(0.0, deadline - time.monotonic()) + PROBE_AFTER
-                                 ) as outer:
-            settled, html = await self._settle(tab, visit, deadline)
+        heartbeat = Heartbeat()
+        async with anyio.create_task_group() as beating:
+            beating.start_soon(heartbeat.run, self._sessions.get(tab))
+            with anyio.move_on_after(max(0.0, deadline - time.monotonic()) + PROBE_AFTER
+                                     ) as outer:
+                settled, html = await self._settle(tab, visit, deadline)
+            beating.cancel_scope.cancel()
         if outer.cancelled_caught:  # the wait is not back: a held page, or a busy machine
-            if not await responsive(self._sessions.get(tab)):
+            if heartbeat.held():
                 return await self._read_held(tab, document, deadline)
             stopped = await self._stop_scripts(tab)
         read = await self._read_dom(tab, visit, html, settled, generation)
