@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 import socket
 import threading
+import time
 from collections.abc import Callable
 
 import anyio
@@ -131,7 +132,21 @@ class MisbehavingServer:
         self.listener.listen(64)
         self.port = self.listener.getsockname()[1]
         self.closed = threading.Event()
+        self.closing = 0  # connections answered that the server is about to close
+        self._count = threading.Lock()
         threading.Thread(target=self._accept, daemon=True).start()
+
+    def _closed_one(self) -> None:
+        with self._count:
+            self.closing -= 1
+
+    def settled(self, seconds: float = 5.0) -> None:
+        """Wait until every connection the server meant to close is closed: on a loaded
+        machine its thread could still be between the answer and the close when the
+        next step began, and which client met the stale connection was chance."""
+        deadline = time.monotonic() + seconds
+        while self.closing and time.monotonic() < deadline:
+            time.sleep(0.001)
 
     def _accept(self) -> None:
         while True:
@@ -144,6 +159,7 @@ class MisbehavingServer:
     def _serve(self, conn: socket.socket) -> None:
         conn.settimeout(10)
         pending = b""
+        counted = False
         try:
             while True:
                 while b"\r\n\r\n" not in pending:
@@ -161,6 +177,10 @@ class MisbehavingServer:
                         threading.Event().wait(0.05)
                     continue
                 pieces, close = _answer(behaviour, path.decode(), method == b"HEAD")
+                if close:
+                    with self._count:
+                        self.closing += 1  # until closed, below: the next step waits for it
+                    counted = True
                 for piece in pieces:
                     conn.sendall(piece)
                 if close:
@@ -169,6 +189,8 @@ class MisbehavingServer:
             return
         finally:
             conn.close()
+            if counted:
+                self._closed_one()
             self.closed.set()
 
     def close(self) -> None:
@@ -220,9 +242,10 @@ def _plan(seed: int) -> list[list[tuple[str, str]]]:
     return steps
 
 
-async def _run(make: Client, port: int, plan: list[list[tuple[str, str]]],
+async def _run(make: Client, server: MisbehavingServer, plan: list[list[tuple[str, str]]],
                deadline: float = DEADLINE) -> list[Outcome]:
     transport = make()
+    port = server.port
     outcomes: dict[str, Outcome] = {}
     try:
         for step in plan:
@@ -232,7 +255,8 @@ async def _run(make: Client, port: int, plan: list[list[tuple[str, str]]],
                         outcomes[path] = await _one(transport, method,
                                                     f"http://127.0.0.1:{port}{path}", deadline)
                     group.start_soon(go)
-            await anyio.sleep(0.005)  # what a server closed reaches the client first
+            server.settled()  # what the server closes is closed before the next step
+            await anyio.sleep(0.005)  # and that reaches the client first
     finally:
         await transport.aclose()
     return [outcomes[path] for step in plan for _method, path in step]
@@ -250,8 +274,8 @@ def test_both_clients_agree_on_every_request_of_many_seeds(server: MisbehavingSe
     disagreements = []
     for seed in SEEDS:
         plan = _plan(seed)
-        mine = anyio.run(_run, ours, server.port, plan)
-        reference = anyio.run(_run, theirs, server.port, plan)
+        mine = anyio.run(_run, ours, server, plan)
+        reference = anyio.run(_run, theirs, server, plan)
         requests = [request for step in plan for request in step]
         disagreements += [(seed, request, a, b) for request, a, b in
                           zip(requests, mine, reference, strict=True) if a != b]
@@ -265,9 +289,9 @@ def test_a_request_reread_after_stale_connections_gets_a_fresh_one(
     (it was an AssertionError when the second pooled connection was stale too)."""
     plan = [[("GET", "/ok/a"), ("GET", "/ok/b"), ("GET", "/ok/c")], [("GET", "/silent/d")],
             [("GET", "/ok/e")]]
-    assert anyio.run(_run, ours, server.port, plan) == anyio.run(
-        _run, theirs, server.port, plan)
-    outcomes = anyio.run(_run, ours, server.port, plan)
+    assert anyio.run(_run, ours, server, plan) == anyio.run(
+        _run, theirs, server, plan)
+    outcomes = anyio.run(_run, ours, server, plan)
     assert outcomes[3] == ("failed",) and outcomes[4][0] == "answer"
 
 
@@ -277,7 +301,7 @@ def test_bytes_after_an_answer_never_fail_the_next_request(
         server: MisbehavingServer, method: str, behaviour: str) -> None:
     """Ours drops such a connection; the next request is answered on a new one."""
     plan = [[(method, f"/{behaviour}/a")], [("GET", "/ok/b")], [("GET", "/ok/c")]]
-    outcomes = anyio.run(_run, ours, server.port, plan)
+    outcomes = anyio.run(_run, ours, server, plan)
     assert outcomes[0][:2] == ("answer", 200)
     assert outcomes[1:] == [("answer", 200, _body("/ok/b")), ("answer", 200, _body("/ok/c"))]
 
@@ -306,6 +330,6 @@ def test_what_rfc_9112_tells_a_user_agent_to_accept_is_read_as_httpcore_reads_it
 @pytest.mark.slow(6)
 def test_a_slow_drip_times_out_in_both(server: MisbehavingServer) -> None:
     plan = [[("GET", "/drip/x")], [("GET", "/ok/y")]]
-    assert anyio.run(_run, ours, server.port, plan, DRIP_DEADLINE) == anyio.run(
-        _run, theirs, server.port, plan, DRIP_DEADLINE) == [("timeout",),
+    assert anyio.run(_run, ours, server, plan, DRIP_DEADLINE) == anyio.run(
+        _run, theirs, server, plan, DRIP_DEADLINE) == [("timeout",),
                                                            ("answer", 200, _body("/ok/y"))]
