@@ -38,3 +38,12 @@ def test_the_audits_page_opens_with_fix_first_and_the_triage_table_of_the_code()
         row = (f"| `{name}` | {triage.severity} | {triage.why} | "
                f"{triage.how.replace('<', '&lt;')} |")
         assert row in text, name
+
+
+def test_the_render_memory_budget_says_what_it_covers() -> None:
+    """The 1.5 GB of two rendering workers bounds what pages make, not the browsers: the
+    pages say so, with the figure measured on an ordinary site (#59, item 12)."""
+    for page in ("security.md", "rendering.md"):
+        text = " ".join((DOCS / page).read_text().split())
+        assert "1.5 GB" in text and "1.57" in text, page
+        assert "not the browsers themselves" in text or "do not bound the browsers" in text, page
