@@ -9,6 +9,7 @@ from pathlib import Path
 from crawler.cli.failure import EXIT_USAGE, Failure
 from crawler.cli.progress import CrawlDisplay
 from crawler.config.hints import Hints
+from crawler.core.counts import external_words
 from crawler.core.records import PageRecord
 from crawler.engine.result import CrawlResult
 from crawler.urls.normalize import normalize_url
@@ -176,19 +177,22 @@ def print_summary(display: CrawlDisplay, result: CrawlResult, written: WriteResu
     changed = [name for name in written.published.changed
                if name.startswith("sitemap-") and name != NEWS_NAME]
     display.console.print(
-        f"crawled {stats.fetched} pages in {elapsed:.1f}s ({rate:.0f} pages/s, "
-        f"{stats.not_modified} not modified): {written.url_count} listed, "
-        f"{stats.fetched - written.url_count} excluded, {stats.errors} errors, "
-        f"{sum(skipped.values())} skipped; {len(changed)} of {len(written.shards)} sitemap "
-        f"shard(s) changed in {out_dir}",
+        f"crawled {stats.fetched:,} pages in {elapsed:.1f}s ({rate:,.0f} pages/s, "
+        f"{stats.not_modified:,} not modified): {written.url_count:,} listed, "
+        f"{stats.fetched - written.url_count:,} excluded, {stats.errors:,} errors, "
+        f"{sum(skipped.values()):,} skipped; {len(changed):,} of {len(written.shards):,} "
+        f"sitemap shard(s) changed in {out_dir}",
         markup=False,
     )
+    if result.external_totals["urls"]:
+        display.console.print(f"links out: {external_words(result.external_totals)}",
+                              markup=False)
     if skipped:
         display.console.print(f"skipped: never fetched, {skipped_words(skipped, estimated)}",
                               markup=False)
     if written.sections:
         display.console.print("sections: " + ", ".join(
-            f"{name} {count}" for name, count in written.sections.items()), markup=False)
+            f"{name} {count:,}" for name, count in written.sections.items()), markup=False)
 
 
 def skipped_counts(result: CrawlResult) -> tuple[dict[str, int], set[str]]:
@@ -219,6 +223,6 @@ def skipped_words(counts: dict[str, int], about: set[str] | frozenset[str] = fro
     first, each with the report's name for it."""
     ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     return ", ".join(("about " if reason in about else "")
-                     + (f"{count} {_SKIPPED[reason]} ({reason})" if reason in _SKIPPED
-                        else f"{count} {reason}")
+                     + (f"{count:,} {_SKIPPED[reason]} ({reason})" if reason in _SKIPPED
+                        else f"{count:,} {reason}")
                      for reason, count in ordered)

@@ -326,6 +326,7 @@ class _Coordinator:
         books.keep_unlisted(record)
         books.keep(record)
         books.refer(record.url, outcome.links, outcome.anchors)
+        self._count_links_out(outcome)
         if self.result.links is not None:
             self._graph(self.result.links, record.url, outcome.edges)
         if record.video_problems and record.verdict is Verdict.LISTED:
@@ -348,6 +349,15 @@ class _Coordinator:
             for _code, alternate in record.alternates:
                 consider(alternate, job.depth + 1)
         self._accepted(record)
+
+    def _count_links_out(self, outcome: PageOutcome) -> None:
+        """The page's links out of the scope, for the three external counts: counted
+        by the page's reader where it cut ``links`` short, else here."""
+        out = outcome.links_out
+        if out is None:
+            contains = self.scope.contains
+            out = sum(not contains(link) for link in outcome.links)
+        self.outside.page_links(out)
 
     def _graph(self, graph: LinkSpool, url: str, edges: list[tuple[str, str, str]]
                ) -> None:
@@ -390,6 +400,7 @@ class _Coordinator:
         for job in self.frontier.drain():
             self.books.skip(SkippedUrl(job.url, job.depth, Verdict.MAX_PAGES))
         self.result.outside = self.outside.counts()
+        self.result.external_totals = self.outside.totals()
 
     async def _fetch_loop(self) -> None:
         stats, frontier = self.result.stats, self.frontier

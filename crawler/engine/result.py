@@ -71,6 +71,10 @@ class CrawlResult:
     elapsed: float = 0.0
     # out-of-scope URLs per reason: distinct count (maybe estimated), how many are rows
     outside: dict[str, dict[str, int | bool]] = field(default_factory=dict)
+    # the three external counts: distinct out-of-scope URLs ("estimated" past the
+    # exact count), links to them, pages holding them (crawler.frontier.outside)
+    external_totals: dict[str, int | bool] = field(default_factory=lambda: {
+        "urls": 0, "estimated": False, "links": 0, "pages": 0})
     # audits: which pages (indices into records) link to each in-scope URL
     referrers: Referrers | None = field(default=None, repr=False)
     # --compare-sitemap: what the site's own sitemaps list

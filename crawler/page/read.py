@@ -60,6 +60,9 @@ class PageOutcome:
     # links where): those not handed over by this page's reader before, the ones the
     # crawl judges. None: ``links`` are those already.
     fresh: list[str] | None = None
+    # links on the page leaving the crawl's scope, counted where ``links`` is cut to
+    # the ones not handed over before (a plain crawl); None: count ``links``
+    links_out: int | None = None
 
 
 def targets(record: PageRecord) -> list[str]:

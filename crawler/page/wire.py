@@ -26,7 +26,7 @@ def outcome_out(outcome: PageOutcome) -> tuple[Any, ...]:
     values[_VERDICT] = record.verdict.value
     return (tuple(values), outcome.links, outcome.siblings, outcome.etag,
             outcome.last_modified, outcome.content_hash, outcome.anchors, outcome.edges,
-            outcome.fresh)
+            outcome.fresh, outcome.links_out)
 
 
 def outcome_in(wire: tuple[Any, ...]) -> PageOutcome:
