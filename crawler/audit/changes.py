@@ -7,9 +7,13 @@ sitemap membership, and each finding's items by identity. Comparing two gives:
 * ``new-X`` and ``fixed-X`` for every finding X (an item is the same item in both
   runs when its URL, and what makes it a problem, are the same: a broken link
   that went from 404 to 500 is still the same broken link);
-* ``added-pages`` and ``removed-pages``: pages fetched in one run only;
-* ``changed``: a page fetched in both whose compared values differ, old and new
-  side by side, one item a value.
+* ``added-pages``: pages listable now that were not reached, or failed, before;
+* ``removed-pages``: pages that answered before and now fail (with the status
+  they answer now: a deleted page still linked is a 404) or are no longer
+  reached (status none);
+* ``changed``: any other page fetched in both whose compared values differ, old
+  and new side by side, one item a value (a page added or removed is that, not
+  five changes).
 
 ``--fail-on new-broken-links`` then fails a nightly audit on regressions only.
 """
@@ -79,16 +83,29 @@ def loads(text: str) -> Snapshot | None:
                     data["items"])
 
 
+def _fails(values: tuple[Any, ...] | None) -> bool:
+    """Not reached, or answered with an error: no page for a reader."""
+    if values is None:
+        return True
+    status = values[0]
+    return status is None or status >= 400
+
+
 def compare(before: Snapshot, now: Snapshot) -> dict[str, list[dict[str, Any]]]:
     """The change findings, each a list of items, in the order of ``CHANGES``."""
+    listed = COMPARED.index("listed")
     added = [{"url": url, **dict(zip(COMPARED, values, strict=True))}
-             for url, values in sorted(now.pages.items()) if url not in before.pages]
-    removed = [{"url": url, **dict(zip(COMPARED, values, strict=True))}
-               for url, values in sorted(before.pages.items()) if url not in now.pages]
+             for url, values in sorted(now.pages.items())
+             if values[listed] and _fails(before.pages.get(url))]
+    removed = [{"url": url, **dict(zip(COMPARED, now.pages.get(url) or (None,) * len(COMPARED),
+                                       strict=True)), "status_before": values[0]}
+               for url, values in sorted(before.pages.items())
+               if not _fails(values) and _fails(now.pages.get(url))]
+    either = {item["url"] for item in (*added, *removed)}
     changed = []
     for url, values in sorted(now.pages.items()):
         old = before.pages.get(url)
-        if old is None:
+        if old is None or url in either:
             continue
         for name, was, is_now in zip(COMPARED, old, values, strict=True):
             if was != is_now:

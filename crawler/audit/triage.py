@@ -175,10 +175,12 @@ TRIAGE: dict[str, Triage] = {
         "A canonical, robots or title that JavaScript changes is read two ways.",
         "Serve the final value in the HTML itself."),
     "added-pages": Triage(
-        "Pages added", "notice", "New since the last audit.", "Check they are meant."),
+        "Pages added", "notice", "Listable now, and not reached or failing at the last "
+        "audit.", "Check they are meant."),
     "removed-pages": Triage(
         "Pages removed", "warning",
-        "Pages gone since the last audit lose their links and ranking.",
+        "Pages that answered at the last audit and now fail (their status says how) or "
+        "are no longer linked lose their links and ranking.",
         "Redirect each to its replacement, or restore it."),
     "changed": Triage(
         "Pages changed", "notice", "Status, title or listing changed since the last "
@@ -212,19 +214,32 @@ def reach(items: Iterable[dict[str, Any]]) -> int:
     return sum(FindingItem.of(item).reach for item in items)
 
 
+def reach_unit(items: Iterable[dict[str, Any]]) -> str:
+    """What :func:`reach` counts: "links" for a finding of links (a page's link to a
+    URL counts once: 1,675 URLs may be 1,698 links), else "pages"."""
+    return "links" if any(FindingItem.of(item).linked_from is not None for item in items) \
+        else "pages"
+
+
 @dataclass(frozen=True, slots=True)
 class Ranked:
     name: str
     triage: Triage
     count: int
     reach: int
+    unit: str = "pages"  # what reach counts (reach_unit)
+
+    @property
+    def reach_words(self) -> str:
+        """"1,698 links", "1 page"."""
+        return f"{self.reach:,} {self.unit if self.reach != 1 else self.unit[:-1]}"
 
 
 def fix_first(found: dict[str, dict[str, Any]], names: Iterable[str] = FINDINGS
               ) -> list[Ranked]:
     """The findings present, errors before warnings before notices, then by reach."""
     ranked = [Ranked(name, triage_of(name), found[name]["count"],
-                     reach(found[name]["items"]))
+                     reach(found[name]["items"]), reach_unit(found[name]["items"]))
               for name in names if found.get(name, {}).get("count")]
     return sorted(ranked, key=lambda entry: (SEVERITIES.index(entry.triage.severity),
                                              -entry.reach, entry.name))
@@ -236,7 +251,8 @@ def annotate(found: dict[str, dict[str, Any]]) -> None:
     for name, finding in found.items():
         triage = triage_of(name)
         finding.update(severity=triage.severity, title=triage.title, why=triage.why,
-                       how=triage.how, reach=reach(finding["items"]))
+                       how=triage.how, reach=reach(finding["items"]),
+                       reach_unit=reach_unit(finding["items"]))
 
 
 def clean(found: dict[str, dict[str, Any]], names: Iterable[str] = FINDINGS) -> list[str]:

@@ -40,6 +40,7 @@ def _change(site: Path) -> None:
     text = page.read_text()
     start, end = text.index("<title>"), text.index("</title>")
     page.write_text(text[:start] + "<title>Article A, renamed" + text[end:])
+    (site / "noindex.html").unlink()  # deleted, and still linked: a 404 now
     (site / "missing.html").write_text("<!doctype html><html><head><title>Back again</title>"
                                        "</head><body><p>This page exists now.</p></body></html>")
 
@@ -77,24 +78,26 @@ def test_a_second_audit_says_what_changed_in_every_format(tmp_path: Path) -> Non
         three = run_cli("audit", u + "/", "--report", str(third), "--compare-with",
                         str(second), "--fail-on", "new-broken-links")
     assert two.code == 6, two.stderr
-    assert "findings present: new-broken-links (1)" in two.stderr
-    assert "since the last audit: added-pages 1, removed-pages 1" in two.stdout + two.stderr
+    assert "findings present: new-broken-links (2)" in two.stderr
+    assert "since the last audit: added-pages 1, removed-pages 2" in two.stdout + two.stderr
     document = json.loads(second.read_text())
     assert document["compared_with"] == str(first)
     changes = _changes(document, u)
+    # a page that fails now is removed, with its status; one that answers 404 is
+    # never added; a page back from a 404 is added, not four changes
+    removed = {item["url"].removeprefix(u): (item["status_before"], item["status"])
+               for item in document["findings"]["removed-pages"]["items"]}
+    assert removed == {"/noindex.html": (200, 404), "/same2.html": (200, None)}
     assert changes == {
-        "added-pages": ["/gone-now.html"],
-        "removed-pages": ["/same2.html"],
+        "added-pages": ["/missing.html"],
+        "removed-pages": ["/noindex.html", "/same2.html"],
         "changed": [("/a.html", "title", "Article A", "Article A, renamed"),
                     ("/copy.html", "reason", "listed", "noindex"),
                     ("/copy.html", "listed", True, False),
-                    ("/copy.html", "noindex", False, True),
-                    ("/missing.html", "status", 404, 200),
-                    ("/missing.html", "reason", "status-not-200", "listed"),
-                    ("/missing.html", "listed", False, True),
-                    ("/missing.html", "title", None, "Back again")],
-        "new-broken-links": ["/gone-now.html"],
+                    ("/copy.html", "noindex", False, True)],
+        "new-broken-links": ["/gone-now.html", "/noindex.html"],
         "new-noindex-linked": ["/copy.html"],
+        "fixed-noindex-linked": ["/noindex.html"],
         "fixed-broken-links": ["/missing.html"],
         "fixed-canonical-problems": ["/canon-to-missing.html"],
         "fixed-duplicates": ["/copy.html"],  # a.html and copy.html differ now
@@ -116,10 +119,10 @@ def test_a_second_audit_says_what_changed_in_every_format(tmp_path: Path) -> Non
     assert two.stdout == summary  # --report -: the same summary, printed
     assert summary.startswith(f"# Audit of {u}/")
     since = summary.split("## Since the last audit")[1].split("## Fix first")[0]
-    assert "| new-broken-links | 1 |" in since and "| removed-pages | 1 |" in since
+    assert "| new-broken-links | 2 |" in since and "| removed-pages | 2 |" in since
     section = summary.split('### New: broken links <a id="new-broken-links"></a>')[1].split(
         "###")[0]
-    assert "**error** · `new-broken-links` · 1 · " in section
+    assert "**error** · `new-broken-links` · 2 · " in section
     assert f"`{u}/gone-now.html` (status 404) — linked from `{u}/`" in section
     assert three.code == 0, three.stderr
     again = json.loads(third.read_text())
@@ -138,7 +141,7 @@ def _read_junit(report: Path, origin: str) -> None:
     root = document.getroot()
     suites = {suite.get("name"): suite for suite in root.findall("testsuite")}
     broken = suites["new-broken-links"]
-    assert broken.get("failures") == "1" and root.get("failures") == "1"
+    assert broken.get("failures") == "2" and root.get("failures") == "2"
     case = broken.find("testcase")
     assert case.get("name") == f"{origin}/gone-now.html"
     message = case.find("failure").get("message")
@@ -160,11 +163,15 @@ def _look_at(report: Path) -> None:
         page.goto(report.as_uri())
         since = page.locator("#since")
         assert page.locator("#since > h2").inner_text().startswith("Since the last audit")
-        # first thing under "Fix first", which opens every report
-        assert page.locator("h1 + section").get_attribute("id") == "fix-first"
-        assert page.locator("#fix-first + section").get_attribute("id") == "since"
-        assert since.locator('[data-change="new-broken-links"]').inner_text() == "1"
-        assert since.locator("#changed tbody tr").count() == 8
+        # it opens the report, above "Fix first"
+        assert page.locator("h1 + section").get_attribute("id") == "since"
+        assert page.locator("#since + section").get_attribute("id") == "fix-first"
+        assert since.locator('[data-change="new-broken-links"]').inner_text() == "2"
+        assert since.locator('[data-change="removed-pages"]').inner_text() == "2"
+        assert since.locator("#changed tbody tr").count() == 4
+        since.locator('a[href="#removed-pages"]').click()  # unfolds its table
+        removed = since.locator("#removed-pages tbody tr", has_text="/noindex.html")
+        assert "404" in removed.inner_text()
         page.screenshot(path=str(shots / "audit-since.png"), full_page=False)
 
 
@@ -183,8 +190,8 @@ def test_the_state_keeps_the_last_audit_to_compare_with(tmp_path: Path) -> None:
     document = json.loads(report.read_text())
     assert document["compared_with"] == "the last audit in --state"
     changes = _changes(document, server.url)
-    assert changes["new-broken-links"] == ["/gone-now.html"]
-    assert changes["removed-pages"] == ["/same2.html"]
+    assert changes["new-broken-links"] == ["/gone-now.html", "/noindex.html"]
+    assert changes["removed-pages"] == ["/noindex.html", "/same2.html"]
 
 
 @pytest.mark.parametrize("spoil", ["other-site", "old-version", "not-a-report", "missing"])
