@@ -21,6 +21,7 @@ from crawler.cli.crawl_site import crawl_site, internal_errors
 from crawler.cli.failure import EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OUTPUT, Failure
 from crawler.cli.progress import CrawlDisplay
 from crawler.cli.report_files import check_paths, check_reports, report_dirs, write_reports
+from crawler.cli.sections import Sections, choose_auto, parse_sections
 from crawler.cli.sitemaps import seed_lines
 from crawler.cli.wiring import crawl_config, findings_named
 from crawler.config import CrawlConfig
@@ -41,6 +42,7 @@ class AuditPlan:
     compare_with: Path | None  # --compare-with: an earlier audit's report
     previous: dict[str, Any] | None  # what that report (or the state) says
     state: Path | None  # --state: the last audit kept there, this one kept next
+    sections: Sections | None = None  # --section, --sections auto: counts by section
     written: list[Path] = field(default_factory=list)  # every file the reports wrote
 
 
@@ -63,6 +65,7 @@ def plan_audit(options: dict[str, Any]) -> AuditPlan:
     wanted = findings_named(options.pop("fail_on"))
     compare_with = options.pop("compare_with", None)
     keep_duplicates = options.pop("keep_duplicates", False)
+    sections = parse_sections(options.pop("section", ()), options.pop("sections_mode", "none"))
     config = crawl_config(options.pop("start_url"),
                           {**options, "audit": True, "command": "audit"})
     start = config.filters().clean(normalize_url(config.start_url) or config.start_url)
@@ -75,7 +78,8 @@ def plan_audit(options: dict[str, Any]) -> AuditPlan:
         raise Failure(str(exc), EXIT_OUTPUT) from None
     return AuditPlan(config, reports, fail_on=wanted, keep_duplicates=keep_duplicates,
                      compare_with=compare_with, previous=previous,
-                     state=Path(config.state_path) if config.state_path is not None else None)
+                     state=Path(config.state_path) if config.state_path is not None else None,
+                     sections=sections)
 
 
 def crawl_or_what_is_known(display: CrawlDisplay, plan: AuditPlan, started: float
@@ -116,10 +120,14 @@ def report_audit(display: CrawlDisplay, result: CrawlResult, plan: AuditPlan
         plan.previous = kept_in_state(plan.state, result.start_url)
     compared = None if plan.previous is None else (
         str(plan.compare_with) if plan.compare_with is not None else "the last audit in --state")
+    sections = plan.sections
+    if sections is not None and not sections.patterns:  # --sections auto: as crawl splits
+        choose_auto(sections, lambda: (record.url for record in result.listed()), scope.root)
     found = write_reports(plan.reports, result, {
         "hreflang": [asdict(problem) for problem in problems], "compared_with": compared},
         previous=plan.previous, snapshot_to=plan.state, failing=plan.fail_on,
-        terminal=None if plan.reports else _print_summary, written=plan.written)
+        terminal=None if plan.reports else _print_summary, written=plan.written,
+        sections=sections if sections is not None and sections.split else None)
     if plan.state is not None:  # its reports are its output: nothing to resume
         from crawler.store.state_file import mark_published
 

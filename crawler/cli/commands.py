@@ -23,7 +23,7 @@ from crawler.cli.failure import (
     EXIT_USAGE,
 )
 from crawler.cli.invocation import INVOCATION, how_to_resume
-from crawler.cli.options import CRAWL_OPTIONS, SITEMAP_OPTIONS, with_options
+from crawler.cli.options import CRAWL_OPTIONS, SECTION_OPTIONS, SITEMAP_OPTIONS, with_options
 from crawler.cli.quiet_stream import forgive_stderr
 from crawler.config import (
     DEFAULT_MAX_ORPHANS,
@@ -43,6 +43,7 @@ def cli() -> None:
 @cli.command("crawl")
 @click.argument("start_url")
 @with_options(SITEMAP_OPTIONS)
+@with_options(SECTION_OPTIONS)
 @click.option("--report", "report_files", multiple=True, type=click.Path(path_type=Path),
               help="Also write an audit report: .json, .csv, .html (repeatable; see 'audit').")
 @click.option("--max-orphans", type=int, default=DEFAULT_MAX_ORPHANS, show_default=True,
@@ -95,6 +96,7 @@ def crawl_command(**options: Any) -> int:
               help="Keep pages with the same content at several URLs as listable, each "
               "its own row; by default one is kept and the others are rows duplicate-of "
               "it (the finding 'duplicates' names them either way).")
+@with_options(SECTION_OPTIONS)
 @with_options(CRAWL_OPTIONS)
 def audit_command(**options: Any) -> int:
     """Crawl START_URL as 'crawl' does and report on the site's health; no sitemap is written.

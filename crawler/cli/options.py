@@ -275,14 +275,6 @@ SITEMAP_OPTIONS = [
     click.option("--priority", multiple=True, metavar="PATTERN=0.8|depth",
                   help="<priority> by rule, first match winning, or 'depth': 1.0 at START_URL, "
                   "0.1 less a level (repeatable)."),
-    click.option("--section", "section", multiple=True, metavar="NAME=PATTERN",
-                  help="Split the sitemap: a URL goes to the first section whose PATTERN (as "
-                  "--include's) matches, else to 'other'; each section has shards of its own "
-                  "(sitemap-NAME-00001.xml.gz), all named in the index (repeatable)."),
-    click.option("--sections", "sections_mode", type=click.Choice(["auto", "none"]),
-                  default="none", show_default=True,
-                  help="auto: one section per first path segment holding 1 % or more of the "
-                  "listed pages, when there are two or more such segments."),
     click.option("--news", metavar="NAME=LANG",
                   help="Also write sitemap-news.xml (named in the index): the listed articles "
                   "published in the last two days (article:published_time or JSON-LD "
@@ -324,6 +316,20 @@ SITEMAP_OPTIONS = [
                   "scripts and tokens aside); --keep-duplicates lists every URL."),
     click.option("--allow-shrink", is_flag=True,
                   help="Publish even if the new sitemap lists under half the URLs of the old one."),
+]
+
+
+# The sections of the sitemap (crawl) and of the report's counts (crawl --report, audit).
+SECTION_OPTIONS = [
+    click.option("--section", "section", multiple=True, metavar="NAME=PATTERN",
+                  help="Split the site into sections: a URL goes to the first section whose "
+                  "PATTERN (as --include's) matches, else to 'other'. crawl: each section "
+                  "has sitemap shards of its own (sitemap-NAME-00001.xml.gz), all named in "
+                  "the index; reports count pages and findings by section (repeatable)."),
+    click.option("--sections", "sections_mode", type=click.Choice(["auto", "none"]),
+                  default="none", show_default=True,
+                  help="auto: one section per first path segment holding 1 % or more of the "
+                  "listed pages, when there are two or more such segments."),
 ]
 
 

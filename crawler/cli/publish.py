@@ -93,10 +93,12 @@ def list_pages(result: CrawlResult, options: ListingOptions, hints: Hints,
 def report_crawl(reports: tuple[Path, ...], listing: Listing) -> None:
     """``crawl --report``: the crawl's report files (nothing when none is asked for)."""
     result, sections = listing.result, listing.options.sections
+    split = listing.split and bool(reports) and sections is not None
     write_reports(reports, result, {
         "base_url": listing.options.base, "hreflang": listing.hreflang_problems,
         **({"sections": sections.counts(record.url for record in result.listed())}
-           if listing.split and reports and sections is not None else {})})
+           if split and sections is not None else {})},
+        sections=sections if split else None)
 
 
 def publish(listing: Listing, options: PublishOptions, *, robots_txt: bytes | None,

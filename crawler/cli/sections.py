@@ -108,7 +108,7 @@ def choose_auto(sections: Sections, urls: Callable[[], Iterable[str]], root: str
                     key=lambda segment: (-tops[segment], segment))
     if len(chosen) < 2:
         sections.note = (f"--sections auto: one sitemap; no two first path segments hold "
-                         f"1 % of the {total} listed pages each")
+                         f"1 % of the {total:,} listed pages each")
         return
     taken = {OTHER}
     for segment in chosen:

@@ -53,8 +53,13 @@ def test_fix_first_opens_the_report_worst_first_with_why_and_how(tmp_path: Path)
     assert html.stat().st_size < 1_000_000
     text = html.read_text()
     assert "<p>None.</p>" not in text
-    # a finding past 100 rows shows 100 and links to the CSV holding every item
-    assert "Showing 100 of 120" in text and 'href="audit.findings.csv"' in text
+    # a finding past 50 rows shows 50 and links to the CSV holding every item
+    assert "Showing 50 of 120" in text and 'href="audit.findings.csv"' in text
+    # every URL row is in the CSV beside the page, named by it
+    assert 'href="audit.urls.csv"' in text
+    rows = list(csv.DictReader((tmp_path / "audit.urls.csv").open(newline="")))
+    assert len(rows) == document["totals"]["seen"] + sum(
+        reason["in_report"] for reason in document["totals"]["outside_scope"].values())
     items = list(csv.DictReader((tmp_path / "audit.findings.csv").open(newline="")))
     assert sum(row["finding"] == "missing-h1" for row in items) == 120
     assert {row["severity"] for row in items if row["finding"] == "broken-links"} == {"error"}
@@ -82,14 +87,21 @@ def _look_at(report: Path, found: dict) -> None:
         first_notice = page.locator("ol.fix-first > li.sev-notice").first.bounding_box()
         assert first_notice is not None and first_notice["y"] < 900, first_notice
         assert page.locator('[data-finding="missing-h1"]').inner_text() == "120"
-        assert "1 template, 120 pages" in page.locator("#fix-first").inner_text()
+        # the template named by the paths it serves, with an example
+        assert ("1 template (/docs/*.html, e.g. /docs/page-001.html), 120 pages"
+                in page.locator("#fix-first").inner_text())
         clean = page.locator("p.clean").inner_text()
         assert clean.startswith("Checked and clean:") and "orphan pages" not in clean
         # no sitemap: what needs one was not checked, never "clean"
         assert "Not checked (no sitemap)" in page.locator("#fix-first").inner_text()
         assert "Not checked (--render never)" in page.locator("#fix-first").inner_text()
         assert page.get_by_text("None.", exact=True).count() == 0
-        assert page.locator("#missing-h1 tbody tr").count() == 100
+        assert page.locator("#missing-h1 tbody tr").count() == 50
+        # folded, and opened by the link from Fix first
+        assert not page.locator("#missing-h1 table").is_visible()
+        page.click('ol.fix-first a[href="#missing-h1"]')
+        assert page.locator("#missing-h1 table").is_visible()
+        page.goto(report.as_uri())
         shots = REPO / ".pytest_cache" / "screenshots"
         shots.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(shots / "audit-fix-first.png"))
@@ -119,5 +131,6 @@ def test_audit_without_a_report_prints_fix_first_and_writes_nothing(tmp_path: Pa
     assert errors < out.index("WARNING ") < out.index("NOTICE  ")
     assert "why: Visitors and search engines" in out and "fix: Correct or remove" in out
     assert f"- {site.url}/docs/removed.html  (on {site.url}/docs/page-004.html)" in out
-    assert "where: 1 template, 120 pages; 120 under /docs/" in out
+    assert ("where: 1 template (/docs/*.html, e.g. /docs/page-001.html), 120 pages; 120 "
+            "under /docs/") in out
     assert "Not checked (--no-check-external): broken external links" in out
