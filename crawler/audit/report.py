@@ -44,7 +44,10 @@ from crawler.store.skipped_store import SkippedStore
 #    not_checked (why its check was not made) and, for the per-page findings, groups
 #    (templates and path prefix); top-level "interrupted" when a run was stopped;
 #    rows carry template
-REPORT_VERSION = 8
+# 9: totals.seen and not_listed count URLs in the scope only; totals.external holds the
+#    three external counts (urls, estimated, links, pages); findings soft-404 and
+#    no-sitemap
+REPORT_VERSION = 9
 CSV_COLUMNS = REPORT_COLUMNS
 # A cell starting with one of these is a formula to a spreadsheet (OWASP, "CSV
 # Injection"): a page title "=HYPERLINK(…)" would run when the report is opened.
@@ -178,16 +181,22 @@ def report_csv(result: CrawlResult) -> str:
 
 
 def totals(result: CrawlResult) -> dict[str, Any]:
+    """The counts a report opens with. URLs out of the scope are not "not listed"
+    pages: they are counted in ``external`` (three numbers, crawler.core.counts), and
+    per reason in ``outside_scope``, whose rows the report samples."""
     reasons = Counter(record.verdict.value for record in result.records)
     reasons.update(skipped.reason.value for skipped in result.skipped)
     listed = reasons.get(Verdict.LISTED.value, 0)
+    sampled = sum(int(outside["in_report"]) for outside in result.outside.values())
+    in_scope = len(result.records) + len(result.skipped) - sampled
     return {
-        "seen": len(result.records) + len(result.skipped),
+        "seen": in_scope,  # URLs in the scope: fetched, or skipped with a reason
         "fetched": len(result.records),
         "listed": listed,
-        "not_listed": len(result.records) + len(result.skipped) - listed,
+        "not_listed": in_scope - listed,
         "errors": reasons.get(Verdict.ERROR.value, 0),
         "by_reason": dict(sorted(reasons.items())),
+        "external": dict(result.external_totals),
         # every distinct out-of-scope URL, though at most 1,000 of each reason are rows
         "outside_scope": result.outside,
         "elapsed_seconds": round(result.elapsed, 3),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 from collections import Counter
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 from crawler.audit.grouping import describe
@@ -27,8 +28,12 @@ from crawler.audit.triage import (
     so_far,
     triage_of,
 )
+from crawler.core.counts import EXTERNAL_NAMES
 
-ROWS_SHOWN = 100  # a finding's rows in the page; the findings CSV holds every one
+ROWS_SHOWN = 50  # a finding's rows in the page; the findings CSV holds every one
+URL_ROWS_SHOWN = 100  # URLs of the scope in the page; the URLs CSV holds every one
+# the reasons of URLs out of the scope: counted, sampled in the JSON and CSV, not pages
+OUTSIDE_REASONS = frozenset({"external", "other-host-same-site", "out-of-scope"})
 SAMPLE_URLS = 3  # URLs named under each finding in "Fix first"
 # columns of the URL table whose lists show their first entry and a count: a page
 # of 1,170 rows with five links each weighed 2.7 MB
@@ -47,57 +52,78 @@ _RENDER_COLUMNS = (("rendered", "Rendered"), ("render_reason", "Why"),
                    ("raw_links", "Raw links"), ("rendered_links", "Rendered links"))
 
 
+@dataclass(frozen=True, slots=True)
+class Beside:
+    """The files written beside the page, named as it links to them."""
+
+    findings_csv: str | None = None  # every item of every finding (a page shows the first)
+    urls_csv: str | None = None  # every URL row (the page shows URL_ROWS_SHOWN)
+
+
 def write_report_html(out: TextIO, document: dict[str, Any],
                       rows: Callable[[], Iterable[dict[str, Any]]],
-                      findings_csv: str | None = None) -> None:
+                      beside: Beside = Beside()) -> None:
     """Write the page for a report document (what :func:`crawler.audit.report.report_head`
-    holds) to ``out``. ``rows`` gives the URL rows afresh on each call: once for the
-    charts, once for the table, so no list of 100,000 rows is ever held.
+    holds) to ``out``. ``rows`` gives the URL rows afresh on each call (the charts,
+    then the table), so no list of 100,000 rows is ever held.
 
-    "Fix first" opens the page: the findings present, worst first, each with why it
-    matters and how to fix it; the clean ones fold into one line. A finding's table
-    shows :data:`ROWS_SHOWN` rows; ``findings_csv`` (a link beside the page) holds all."""
+    A page read in one sitting: what changed since the last audit, the sections,
+    then "Fix first" (the findings present, worst first, each with why and how, each
+    linking to its table); the counts and charts; each finding's first
+    :data:`ROWS_SHOWN` rows, folded; the first :data:`URL_ROWS_SHOWN` URLs of the
+    scope, those not listed first. Whatever is cut says how much more there is and
+    which file beside the page holds it."""
     totals = document["totals"]
     found = document["findings"]
-    cards = [("URLs seen", totals["seen"]), ("fetched", totals["fetched"]),
-             ("listed", totals["listed"]), ("not listed", totals["not_listed"]),
-             ("errors", totals["errors"])]
-    charts, shown = _charts(rows())
+    charts = _charts(rows())
     parts = [_HEAD.replace("%TITLE%", _e(f"Audit of {document['start_url']}")),
              f"<h1>Audit of <a href=\"{_e(document['start_url'])}\">"
              f"{_e(document['start_url'])}</a></h1>",
              _interrupted(document),
-             fix_first_section(found),
              _since_section(document),
-             '<section class="cards" id="summary">']
-    parts += [f'<div class="card"><b data-count="{_e(label)}">{value:,}</b>'
-              f"<span>{_e(label)}</span></div>" for label, value in cards]
-    parts.append("</section>")
-    if sections := document.get("sections"):  # crawl --section / --sections auto
-        parts.append('<p id="sections">Sitemap sections: ' + " · ".join(
-            f"{_e(name)} {count:,}" for name, count in sections.items()) + "</p>")
+             sections_table(document.get("by_section")),
+             fix_first_section(found),
+             _cards(totals)]
     parts.append('<section class="charts">')
     parts += [_bar_chart(title, counts) for title, counts in charts]
     parts.append("</section>")
-    parts += _finding_sections(document, found, findings_csv)
-    out.write("\n".join(parts) + "\n")
+    parts += _finding_sections(document, found, beside.findings_csv)
+    out.write("\n".join(part for part in parts if part) + "\n")
     columns = (_COLUMNS + (_RENDER_COLUMNS if document.get("render") else ())
                + tuple((name, name) for name in document.get("extract", ())))
     start = document["start_url"]
-    _write_url_table(out, rows(), shown, columns,
-                     start[: start.find("/", start.find("//") + 2)] if "//" in start else "")
+    origin = start[: start.find("/", start.find("//") + 2)] if "//" in start else ""
+    _write_url_table(out, _UrlTable(rows, int(totals["seen"]), columns, origin), beside)
     out.write("\n" + _SCRIPT + "</body></html>\n")
 
 
-def _charts(rows: Iterable[dict[str, Any]]) -> tuple[list[tuple[str, Counter[str]]], int]:
-    """The four charts' counts, in one pass over the rows; and how many rows there are."""
+def _cards(totals: dict[str, Any]) -> str:
+    """The counts: the scope's URLs, then the three external numbers (crawler.core.counts)."""
+    cards = [("URLs seen", f"{totals['seen']:,}"), ("fetched", f"{totals['fetched']:,}"),
+             ("listed", f"{totals['listed']:,}"), ("not listed", f"{totals['not_listed']:,}"),
+             ("errors", f"{totals['errors']:,}")]
+    external = totals.get("external") or {}
+    if external.get("urls"):
+        about = "about " if external.get("estimated") else ""
+        cards += [(EXTERNAL_NAMES[0], f"{about}{external['urls']:,}"),
+                  (EXTERNAL_NAMES[1], f"{external['links']:,}"),
+                  (EXTERNAL_NAMES[2], f"{external['pages']:,}")]
+    return ('<section class="cards" id="summary">' + "".join(
+        f'<div class="card{" out" if label in EXTERNAL_NAMES else ""}">'
+        f'<b data-count="{_e(label)}">{value}</b><span>{_e(label)}</span></div>'
+        for label, value in cards) + "</section>")
+
+
+def _charts(rows: Iterable[dict[str, Any]]) -> list[tuple[str, Counter[str]]]:
+    """The four charts' counts, in one pass over the rows. URLs out of the scope are
+    none of them: they are the three external counts, not pages."""
     statuses: Counter[str] = Counter()
     depths: Counter[str] = Counter()
     reasons: Counter[str] = Counter()
     times = _time_buckets(())
-    shown = 0
     for row in rows:
-        shown += 1
+        if row["reason"] in OUTSIDE_REASONS:
+            continue
         if row.get("status") is not None or row["reason"] == "error":
             statuses[str(row["status"]) if row["status"] is not None else "none"] += 1
         if row.get("status") is not None and row["depth"] is not None:
@@ -107,7 +133,23 @@ def _charts(rows: Iterable[dict[str, Any]]) -> tuple[list[tuple[str, Counter[str
         if (ms := row.get("response_ms")) is not None:
             times[_time_label(ms)] += 1
     return [("Status codes", statuses), ("Depth", depths),
-            ("Response times", times), ("Reasons not listed", reasons)], shown
+            ("Response times", times), ("Reasons not listed", reasons)]
+
+
+def sections_table(by_section: list[dict[str, Any]] | None) -> str:
+    """The sections (``--section``, ``--sections auto``): pages and finding items of each
+    severity, the worst first."""
+    if not by_section:
+        return ""
+    body = "".join(
+        f"<tr><td>{_e(row['section'])}</td><td>{row['pages']:,}</td>"
+        + "".join(f'<td class="{"bad" if row[severity] and severity == "error" else ""}">'
+                  f"{row[severity]:,}</td>" for severity in SEVERITIES)
+        + "</tr>" for row in by_section)
+    heads = "".join(f"<th>{severity}s</th>" for severity in SEVERITIES)
+    return ('<section id="sections"><h2>Sections <small>finding items where they are '
+            'fixed</small></h2><table class="sortable compact"><thead><tr><th>section</th>'
+            f"<th>pages</th>{heads}</tr></thead><tbody>{body}</tbody></table></section>")
 
 
 def _finding_sections(document: dict[str, Any], found: dict[str, dict[str, Any]],
@@ -141,7 +183,7 @@ def fix_first_section(found: dict[str, Any]) -> str:
         triage, finding = entry.triage, found[entry.name]
         sample = [FindingItem.of(item).where for item in finding["items"][:SAMPLE_URLS]]
         where = describe(finding.get("groups"))
-        reach = (f"<small>{entry.reach:,} pages</small>" if entry.reach != entry.count
+        reach = (f"<small>{entry.reach_words}</small>" if entry.reach != entry.count
                  else "")
         more = entry.count - len([url for url in sample if url])
         entries.append(
@@ -292,10 +334,14 @@ def _finding_table(name: str, finding: dict[str, Any] | list[dict[str, Any]],
                    f"(rows whose finding is {name})." if findings_csv else
                    "all of them are in the JSON and CSV reports.") + "</p>")
     title = triage_of(name).title if name in _TRIAGED else name
-    return (f'<section id="{name}"><h{level}>{_e(title)} <small>{name} · '
-            f'{len(items):,}</small></h{level}>{about}{more}'
-            f'<table class="sortable"><thead><tr>{head}</tr></thead><tbody>{body}</tbody>'
-            "</table></section>")
+    heading = (f"<h{level}>{_e(title)} <small>{name} · {len(items):,}</small></h{level}>")
+    table = (f'{about}{more}<table class="sortable"><thead><tr>{head}</tr></thead>'
+             f"<tbody>{body}</tbody></table>")
+    if isinstance(finding, dict):  # folded but for errors: "Fix first" said what and why
+        opened = " open" if name in _TRIAGED and triage_of(name).severity == "error" else ""
+        return (f'<section id="{name}"><details{opened}><summary>{heading}</summary>{table}'
+                "</details></section>")
+    return f'<section id="{name}">{heading}{table}</section>'
 
 
 def _cell(value: Any, key: str = "", origin: str = "") -> str:
@@ -311,33 +357,57 @@ def _cell(value: Any, key: str = "", origin: str = "") -> str:
     return _e(value)
 
 
-def _write_url_table(out: TextIO, rows: Iterable[dict[str, Any]], count: int,
-                     columns: tuple[tuple[str, str], ...] = _COLUMNS, origin: str = "") -> None:
-    """Every URL, a row each; a cell carries a sort key only where it differs from what
-    it shows (the script sorts by the text otherwise): the PostgreSQL docs' 2,172
-    rows weighed 1.4 MB with a key on every cell."""
-    head = "".join(f'<th data-key="{key}">{_e(label)}</th>' for key, label in columns)
-    out.write('<section id="urls"><h2>Every URL <small id="shown">'
-              f"{count:,}</small></h2>"
+@dataclass(frozen=True, slots=True)
+class _UrlTable:
+    rows: Callable[[], Iterable[dict[str, Any]]]
+    count: int  # the URLs of the scope (the rows out of it are not shown)
+    columns: tuple[tuple[str, str], ...]
+    origin: str  # the audited origin, whose URLs show their path alone
+
+
+def _write_url_table(out: TextIO, table: _UrlTable, beside: Beside) -> None:
+    """The scope's URLs, a row each, those not listed first (where "why is my page
+    missing?" is answered), :data:`URL_ROWS_SHOWN` at most; a cell carries a sort key
+    only where it differs from what it shows (the PostgreSQL docs' 2,172 rows weighed
+    1.4 MB with a key on every cell, and 845 KB without the cut)."""
+    head = "".join(f'<th data-key="{key}">{_e(label)}</th>' for key, label in table.columns)
+    shown = min(table.count, URL_ROWS_SHOWN)
+    where = (f'<a href="{_e(beside.urls_csv)}">{_e(beside.urls_csv)}</a>' if beside.urls_csv
+             else "the JSON and CSV reports")
+    note = (f'<p class="more">Showing {shown:,} of {table.count:,}, those not listed first; '
+            f"every URL, with every column, is in {where}.</p>" if table.count > shown else
+            f'<p class="more">Every URL, with every column, is also in {where}.</p>')
+    out.write('<section id="urls"><h2>URLs <small><span id="shown">'
+              f"{shown:,}</span> of {table.count:,}</small></h2>{note}"
               '<input id="filter" type="search" placeholder="Filter: any text in a row" '
               'autocomplete="off">'
               f'<table class="sortable" id="url-table"><thead><tr>{head}</tr></thead><tbody>')
-    for row in rows:
-        cells = []
-        for key, _label in columns:
-            value = row.get(key)
-            shown = _cell(value, key, origin)
-            if isinstance(value, list):
-                sort = _e(value[0]) if value else ""
-            elif isinstance(value, float):
-                sort = repr(value)
-            else:
-                sort = None  # the text itself
-            cells.append(f'<td data-sort="{sort}">{shown}</td>' if sort is not None
-                         and sort != shown else f"<td>{shown}</td>")
-        listed = "listed" if row["listed"] else "not-listed"
-        out.write(f'<tr class="{listed}">{"".join(cells)}</tr>')
+    left = shown
+    for listed in (False, True):
+        for row in table.rows():
+            if left <= 0:
+                break
+            if row["listed"] is listed and row["reason"] not in OUTSIDE_REASONS:
+                out.write(_url_row(row, table))
+                left -= 1
     out.write("</tbody></table></section>")
+
+
+def _url_row(row: dict[str, Any], table: _UrlTable) -> str:
+    cells = []
+    for key, _label in table.columns:
+        value = row.get(key)
+        shown = _cell(value, key, table.origin)
+        if isinstance(value, list):
+            sort = _e(value[0]) if value else ""
+        elif isinstance(value, float):
+            sort = repr(value)
+        else:
+            sort = None  # the text itself
+        cells.append(f'<td data-sort="{sort}">{shown}</td>' if sort is not None
+                     and sort != shown else f"<td>{shown}</td>")
+    listed = "listed" if row["listed"] else "not-listed"
+    return f'<tr class="{listed}">{"".join(cells)}</tr>'
 
 
 _HEAD = """<!doctype html>
@@ -383,6 +453,10 @@ p.sample { font-size: .88rem; } h2 small .badge { margin-left: .3rem; }
 .banner { background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px;
           padding: .5rem .8rem; }
 p.more { color: #59636e; }
+details > summary { cursor: pointer; } details > summary > h2, details > summary > h3 {
+  display: inline; } section > details { margin-top: 1.2rem; }
+.card.out { background: #f6f8fa; } table.compact { width: auto; }
+td.bad { color: #cf222e; font-weight: 600; }
 </style></head><body>"""
 
 _SCRIPT = """<script>
@@ -406,6 +480,14 @@ for (const table of document.querySelectorAll("table.sortable")) {
     table.tBodies[0].append(...rows);
   }));
 }
+// a link to a folded finding ("Fix first" → its rows) opens it
+const unfold = () => {
+  const target = location.hash && document.getElementById(location.hash.slice(1));
+  const folded = target && (target.querySelector("details") || target.closest("details"));
+  if (folded) folded.open = true;
+};
+addEventListener("hashchange", unfold);
+unfold();
 const filter = document.getElementById("filter");
 filter.addEventListener("input", () => {
   const needle = filter.value.toLowerCase();

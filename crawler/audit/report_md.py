@@ -15,6 +15,7 @@ from crawler.audit.grouping import describe
 from crawler.audit.item import FindingItem
 from crawler.audit.names import CHANGES
 from crawler.audit.triage import clean, fix_first, in_a_list, not_checked, so_far, triage_of
+from crawler.core.counts import external_words
 
 ITEMS_SHOWN = 50
 # the fields that say what an item is, in the order they are shown after its name
@@ -31,6 +32,8 @@ def report_markdown(document: dict[str, Any]) -> str:
     lines = [f"# Audit of {document['start_url']}", "",
              f"{totals['seen']:,} URLs seen, {totals['fetched']:,} fetched, "
              f"{totals['listed']:,} listable, {totals['errors']:,} errors.", ""]
+    if (external := totals.get("external")) and external["urls"]:
+        lines[-1:-1] = ["", f"Links out: {external_words(external)}."]
     changed = [name for name in CHANGES if found.get(name, {}).get("count")]
     if document.get("interrupted"):
         lines += [f"**Interrupted:** {document['interrupted']}; what follows is what was "
@@ -38,13 +41,20 @@ def report_markdown(document: dict[str, Any]) -> str:
     if document.get("compared_with"):
         lines += ["## Since the last audit", ""]
         lines += _table(changed, found) if changed else ["No change.", ""]
+    if by_section := document.get("by_section"):
+        lines += ["## Sections", "", "| section | pages | errors | warnings | notices |",
+                  "| --- | ---: | ---: | ---: | ---: |"]
+        lines += [f"| {row['section']} | {row['pages']:,} | {row['error']:,} | "
+                  f"{row['warning']:,} | {row['notice']:,} |" for row in by_section]
+        lines.append("")
     ranked = fix_first(found)
     lines += ["## Fix first", ""]
     if ranked:
-        lines += ["| severity | finding | count | why it matters |", "| --- | --- | ---: | --- |"]
+        lines += ["| severity | finding | count | reach | why it matters |",
+                  "| --- | --- | ---: | ---: | --- |"]
         lines += [f"| {entry.triage.severity} | [{entry.triage.title}](#{entry.name}) "
-                  f"`{entry.name}` | {entry.count:,} | {entry.triage.why} |"
-                  for entry in ranked]
+                  f"`{entry.name}` | {entry.count:,} | {entry.reach_words} | "
+                  f"{entry.triage.why} |" for entry in ranked]
         lines.append("")
     else:
         lines += ["Nothing to fix: every check made came back clean.", ""]

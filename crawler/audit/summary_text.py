@@ -13,6 +13,7 @@ from typing import Any
 from crawler.audit.grouping import describe
 from crawler.audit.item import FindingItem
 from crawler.audit.triage import clean, fix_first, in_a_list, not_checked, so_far
+from crawler.core.counts import external_words
 
 URLS_SHOWN = 3
 STYLES = {"error": "bold red", "warning": "bold yellow", "notice": "bold blue"}
@@ -25,6 +26,11 @@ def summary_lines(document: dict[str, Any]) -> list[Line]:
     lines: list[Line] = []
     if document.get("interrupted"):
         lines.append([("Interrupted: ", "bold"), (document["interrupted"], "")])
+    for row in document.get("by_section") or ():
+        counts = ", ".join(f"{row[severity]:,} {severity}{'s' if row[severity] != 1 else ''}"
+                           for severity in STYLES if row[severity]) or "nothing to fix"
+        lines.append([("Section ", "dim"), (f"{row['section']}", "bold"),
+                      (f": {row['pages']:,} pages, {counts}", "")])
     if ranked:
         tally = {severity: sum(entry.triage.severity == severity for entry in ranked)
                  for severity in STYLES}
@@ -38,7 +44,7 @@ def summary_lines(document: dict[str, Any]) -> list[Line]:
         lines.append([("", "")])
         lines.append([(f"{triage.severity.upper():<8}", STYLES[triage.severity]),
                       (f"{triage.title} ", "bold"),
-                      (f"{entry.count:,}" + (f" ({entry.reach:,} pages)"
+                      (f"{entry.count:,}" + (f" ({entry.reach_words})"
                                              if entry.reach != entry.count else ""), ""),
                       (f"  [{entry.name}]", "dim")])
         lines.append([("        why: ", "dim"), (triage.why, "")])
@@ -65,6 +71,8 @@ def summary_lines(document: dict[str, Any]) -> list[Line]:
     for reached, names in so_far(found).items():
         lines.append([(f"Checked so far ({reached}), nothing found yet: ", "bold"),
                       (", ".join(names), "")])
+    if (external := totals.get("external")) and external["urls"]:
+        lines.append([("Links out: ", "bold"), (external_words(external), "")])
     lines.append([(f"{totals['fetched']:,} pages fetched, {totals['listed']:,} listable, "
                    f"{totals['errors']:,} fetch errors, in {totals['elapsed_seconds']:.1f}s. Every "
                    "URL and every row: --report audit.html (or .json, .csv, .md).", "dim")])

@@ -13,6 +13,10 @@ from crawler.audit.report import REPORT_VERSION
 from crawler.cli.failure import EXIT_USAGE, Failure
 from crawler.store.state_file import audit_snapshot
 
+# report versions whose rows and findings a new audit compares with: 9 changed only
+# totals (crawler.audit.report)
+COMPARABLE = (8, REPORT_VERSION)
+
 
 def read_report(path: Path, start_url: str) -> Snapshot:
     """The snapshot of an earlier JSON report of this same site and report version."""
@@ -26,10 +30,10 @@ def read_report(path: Path, start_url: str) -> Snapshot:
     if not isinstance(document, dict) or not {"version", "start_url", "urls"} <= set(document):
         raise Failure(f"--compare-with {path} is not a JSON report of an audit",
                       EXIT_USAGE)
-    if document["version"] != REPORT_VERSION:
+    if document["version"] not in COMPARABLE:
         raise Failure(f"--compare-with {path} is a report of version {document['version']}; "
-                      f"this version compares reports of version {REPORT_VERSION} (audit "
-                      "once more to have one)", EXIT_USAGE)
+                      f"this version compares reports of versions {COMPARABLE[0]} to "
+                      f"{REPORT_VERSION} (audit once more to have one)", EXIT_USAGE)
     if document["start_url"] != start_url:
         raise Failure(f"--compare-with {path} is an audit of {document['start_url']}, not of "
                       f"{start_url}", EXIT_USAGE)

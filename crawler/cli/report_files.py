@@ -81,7 +81,8 @@ def write_reports(report_files: tuple[Path, ...], result: CrawlResult,
                    snapshot_to: Path | None = None,
                    failing: list[str] | None = None,
                    terminal: Any = None,
-                   written: list[Path] | None = None) -> dict[str, dict[str, Any]]:
+                   written: list[Path] | None = None,
+                   sections: Any = None) -> dict[str, dict[str, Any]]:
     """Each report streamed to its file, rows made as they are written; the findings
     (computed once for every format) are returned for the summary and --fail-on.
 
@@ -91,7 +92,9 @@ def write_reports(report_files: tuple[Path, ...], result: CrawlResult,
 
     ``terminal`` (a console, for ``audit`` without ``--report``) gets the triaged
     summary instead of a file. ``written`` is told every file written, in order
-    (an HTML report's findings CSV beside it).
+    (an HTML report's CSVs beside it). ``sections`` (a
+    :class:`crawler.cli.sections.Sections` that splits) counts pages and findings by
+    section.
 
     The audit's modules are imported here, when there is a report to write: a crawl
     without ``--report`` never loads them."""
@@ -108,6 +111,12 @@ def write_reports(report_files: tuple[Path, ...], result: CrawlResult,
     from crawler.audit.triage import annotate
 
     annotate(found)  # severity, why and how beside every finding, in every format
+    if sections is not None:
+        from crawler.audit.by_section import count_by_section
+
+        extra = {**extra, "by_section": count_by_section(
+            found, (record.url for record in result.records), sections.section_of,
+            sections.order)}
     if terminal is not None:
         from crawler.audit.summary_text import summary_lines
 
@@ -115,7 +124,7 @@ def write_reports(report_files: tuple[Path, ...], result: CrawlResult,
     for path in report_files:
         beside = _write_one(path, result, extra, found, failing or [])
         if written is not None and path != STDOUT:
-            written += [path, *([path.with_name(beside)] if beside else [])]
+            written += [path, *(path.with_name(name) for name in beside)]
     return found
 
 
@@ -135,16 +144,16 @@ def _since_before(found: dict[str, dict[str, Any]], result: CrawlResult, previou
 
 
 def _write_one(path: Path, result: CrawlResult, extra: dict[str, Any],
-               found: dict[str, dict[str, Any]], failing: list[str]) -> str | None:
+               found: dict[str, dict[str, Any]], failing: list[str]) -> list[str]:
     """One report, in the format its name asks for (``-``: Markdown on stdout); the
-    name of a file written beside it (an HTML report's findings CSV), if any."""
+    names of the files written beside it (an HTML report's URLs and findings CSVs)."""
     from crawler.audit.report import iter_rows, report_head, write_report_csv, write_report_json
     from crawler.audit.report_md import report_markdown
 
     if path == STDOUT:
         sys.stdout.write(report_markdown(report_head(result, extra, found)))
         sys.stdout.flush()
-        return None
+        return []
     kind = report_kind(path)
     with atomic_text(path) as out:
         if kind == "json":
@@ -158,13 +167,25 @@ def _write_one(path: Path, result: CrawlResult, extra: dict[str, Any],
         elif kind == "md":
             out.write(report_markdown(report_head(result, extra, found)))
         else:
-            from crawler.audit.report_html import write_report_html
+            from crawler.audit.report_html import Beside, write_report_html
 
-            beside = _findings_csv(path, found)
+            beside = Beside(findings_csv=_findings_csv(path, found),
+                            urls_csv=_urls_csv(path, result, found))
             write_report_html(out, report_head(result, extra, found),
                               lambda: iter_rows(result), beside)
-            return beside
-    return None
+            return [name for name in (beside.urls_csv, beside.findings_csv) if name]
+    return []
+
+
+def _urls_csv(html: Path, result: CrawlResult, found: dict[str, dict[str, Any]]) -> str:
+    """Every URL row, beside an HTML report that shows the first of the scope's
+    (``audit.html`` → ``audit.urls.csv``, what ``--report audit.csv`` holds)."""
+    from crawler.audit.report import write_report_csv
+
+    name = html.name[: -len(".html")] + ".urls.csv"
+    with atomic_text(html.with_name(name)) as out:
+        write_report_csv(out, result, found)
+    return name
 
 
 def _findings_csv(html: Path, found: dict[str, dict[str, Any]]) -> str | None:

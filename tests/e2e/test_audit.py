@@ -26,7 +26,7 @@ def _audit(tmp_path: Path, *options: str) -> tuple[str, object, dict, list[dict[
 def test_every_finding_names_its_urls_and_where_to_fix_them(tmp_path: Path) -> None:
     u, run, document, _rows = _audit(tmp_path)
     assert run.code == 0, run.stderr
-    assert document["version"] == 8
+    assert document["version"] == 9
     found = document["findings"]
     broken = found["broken-links"]["items"]
     assert [item["url"] for item in broken] == [u + "/missing.html"]
@@ -207,9 +207,9 @@ def test_the_last_line_names_only_the_findings_present_and_every_file_written(
     assert " 0," not in last and not last.split(";")[0].endswith(" 0"), last
     assert last.index("broken-links") < last.index("report(s)"), last
     assert "1 error" in last, last
-    csv_file = tmp_path / "a.findings.csv"
-    assert csv_file.exists()
-    assert f"{report}, {csv_file}" in last, last
+    csv_file, urls_file = tmp_path / "a.findings.csv", tmp_path / "a.urls.csv"
+    assert csv_file.exists() and urls_file.exists()
+    assert f"{report}, {urls_file}, {csv_file}" in last, last
 
 
 def test_the_duplicates_name_the_copies_to_fix_in_every_format(tmp_path: Path) -> None:
