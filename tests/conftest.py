@@ -129,13 +129,17 @@ class CliRun:
 
 def run_cli(*args: str, timeout: float = 90, proxy_env: dict[str, str] | None = None,
             env_extra: dict[str, str] | None = None, default_duplicates: bool = False,
-            **popen: object) -> CliRun:
+            default_soft_404: bool = False, **popen: object) -> CliRun:
     """The CLI in a subprocess; no proxy from the environment unless ``proxy_env`` names one.
 
     Crawls and audits keep duplicates (``--keep-duplicates``) unless
     ``default_duplicates``: fixture sites serve one file at many URLs (every query of
     a page, ``/slow/N``), distinct pages in their tests' eyes, where a real site's
-    same bytes at two URLs are one page listed once (tests/e2e/test_duplicates.py)."""
+    same bytes at two URLs are one page listed once (tests/e2e/test_duplicates.py).
+
+    They ask no soft-404 probe (``--no-soft-404``) unless ``default_soft_404``: the
+    probes are requests of their own, which the tests that count requests (politeness,
+    scope, the first request) would meet; tests/e2e/test_soft_404.py has theirs."""
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
     env.update(proxy_env if proxy_env is not None else {"NO_PROXY": "*"})
     env.update(env_extra or {})
@@ -144,6 +148,9 @@ def run_cli(*args: str, timeout: float = 90, proxy_env: dict[str, str] | None = 
     if args and args[0] in ("crawl", "audit") and not default_duplicates and not {
             "--drop-duplicates", "--keep-duplicates"} & set(args):
         args = (*args, "--keep-duplicates")
+    if args and args[0] in ("crawl", "audit") and not default_soft_404 and not {
+            "--soft-404", "--no-soft-404"} & set(args):
+        args = (*args, "--no-soft-404")
     if args and args[0] == "audit" and not {"--check-external", "--no-check-external"} & set(
             args):
         # audits check external links by default: fixtures link to example.com, and the
@@ -387,3 +394,17 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     found = _collected_flag(session.config)
     if found is not None and found[1]:
         found[0].unlink(missing_ok=True)
+
+
+PG_DOCS = Path("/usr/share/doc/postgresql-doc-15/html")  # Debian's postgresql-doc-15
+
+
+def pg_docs() -> Path:
+    """The PostgreSQL docs (1,170 pages, 1,675 links out): a real documentation site on
+    loopback. CI installs them and requires them; elsewhere a test without them skips."""
+    if not PG_DOCS.is_dir():
+        if os.environ.get("SITEMAP_CRAWLER_REQUIRE_PG_DOCS"):
+            pytest.fail("the PostgreSQL docs are required here (SITEMAP_CRAWLER_REQUIRE_PG_DOCS)"
+                        " but not installed: apt-get install postgresql-doc-15")
+        pytest.skip("no PostgreSQL docs: apt-get install postgresql-doc-15 (CI installs it)")
+    return PG_DOCS

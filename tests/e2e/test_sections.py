@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import read_sitemaps, run_cli
+from conftest import pg_docs, read_sitemaps, run_cli
 from siteserver import RunningServer
 
 SECTIONS = ("--section", "blog=/blog/*", "--section", "products=/products/*",
@@ -178,19 +177,11 @@ def test_sections_auto_on_a_flat_site_writes_one_sitemap_and_says_why(tmp_path: 
     assert "--sections auto: one sitemap; no two first path segments hold 1 %" in run.stderr
 
 
-PG_DOCS = Path("/usr/share/doc/postgresql-doc-15/html")  # Debian's postgresql-doc-15
-
-
 @pytest.mark.slow(8)
 def test_sections_auto_on_the_postgresql_docs_is_one_sitemap(tmp_path: Path) -> None:
     """The sections a person would choose (docs/pages/scheduled.md): none on the
     PostgreSQL docs, whose 1,169 pages all sit at the top of one folder."""
-    if not PG_DOCS.is_dir():
-        if os.environ.get("SITEMAP_CRAWLER_REQUIRE_PG_DOCS"):
-            pytest.fail("the PostgreSQL docs are required here (SITEMAP_CRAWLER_REQUIRE_PG_DOCS)"
-                        " but not installed: apt-get install postgresql-doc-15")
-        pytest.skip("no PostgreSQL docs: apt-get install postgresql-doc-15 (CI installs it)")
-    with RunningServer(PG_DOCS) as site:
+    with RunningServer(pg_docs()) as site:
         run = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "pg"), "--sections",
                       "auto", default_duplicates=True, timeout=240)
     assert run.code == 0, run.stderr
