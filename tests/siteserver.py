@@ -9,7 +9,11 @@ answer instead or in addition::
     {"/old": {"status": 301, "headers": {"Location": "/new"}},
      "/page.html": {"headers": {"Last-Modified": "Wed, 21 Oct 2015 07:28:00 GMT"}},
      "/slow": {"behaviour": "drip", "delay": 0.5},
-     "/s.xml.gz": {"gzip": true}}
+     "/s.xml.gz": {"gzip": true},
+     "!missing": {"body": "<title>Sorry</title>…"}}
+
+``!missing`` is what a path with no file and no route of its own answers (a
+soft-404 site's "not found" page, served with 200; a catch-all redirect).
 
 Every request is logged (method, path, headers, time) so tests can assert
 what was *never* requested. After a crawl, ``overlay`` can point at the
@@ -100,6 +104,8 @@ def resolve(site: SiteServer, target: str, route: dict[str, Any]
         body = route["body"].encode(route.get("encoding", "utf-8"))
         return route.get("status", 200), headers, _ports(site, body)
     file = _file(site, urllib.parse.unquote(target.split("?")[0]))
+    if file is None and not route and "!missing" in site.routes:
+        return resolve(site, target, site.routes["!missing"])
     if file is None:
         if "status" in route:
             return route["status"], headers, b""

@@ -60,6 +60,7 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
         groups = where_they_are.summary()
         if groups is not None:
             found[name]["groups"] = groups
+    found["soft-404"]["probes"] = result.soft_404_probes  # the report names them
     for names, why in _not_checked(result, rendering.asked):
         for name in names:
             found[name]["not_checked"] = why
@@ -71,10 +72,10 @@ def findings(result: CrawlResult) -> dict[str, dict[str, Any]]:
 
 
 # the findings read off the pages themselves: partial when the run stopped among them
-_READ_OFF_PAGES = ("broken-links", "redirected-links", "duplicates", "canonical-problems",
-                   "titles", "noindex-linked", "missing-descriptions", "duplicate-descriptions",
-                   "missing-h1", "multiple-h1", "structured-data-errors", "incomplete-videos",
-                   "broken-fragments")
+_READ_OFF_PAGES = ("broken-links", "redirected-links", "soft-404", "duplicates",
+                   "canonical-problems", "titles", "noindex-linked", "missing-descriptions",
+                   "duplicate-descriptions", "missing-h1", "multiple-h1",
+                   "structured-data-errors", "incomplete-videos", "broken-fragments")
 
 
 def _pages_so_far(result: CrawlResult) -> str | None:
@@ -92,6 +93,7 @@ class _PageFindings:
                  where: Callable[[str], dict[str, Any]]) -> None:
         self.records, self.skipped, self.where = records, skipped, where
         self.referrers = result.referrers
+        self.catch_all_home = result.catch_all_home
         self.lists: dict[str, list[dict]] = defaultdict(list)
         self.rendering = RenderFindings()
         self.dropped: dict[str, list[str]] = defaultdict(list)  # kept URL -> its duplicates
@@ -112,6 +114,7 @@ class _PageFindings:
         if record.duplicate_of is not None:
             self.dropped[record.duplicate_of].append(record.url)
         self._links_to(record)
+        self._soft_404(record)
         if record.canonical is not None and record.canonical != record.url:
             problem = _canonical_problem(record.canonical, self.records, self.skipped)
             if problem is not None:
@@ -145,6 +148,19 @@ class _PageFindings:
         if verdict is Verdict.NOINDEX:
             self.lists["noindex-linked"].append({"url": url, **self.where(url)})
 
+    def _soft_404(self, record: PageRecord) -> None:
+        """A "not found" page answering 200; or, where unknown URLs redirect to the
+        home page (a probe did), a URL that does too: not a page moved, a page gone."""
+        url = record.url
+        if record.verdict is Verdict.SOFT_404:
+            self.lists["soft-404"].append({"url": url, "why": record.soft_404,
+                                           "title": record.title, **self.where(url)})
+        elif (self.catch_all_home is not None and record.verdict in REDIRECTS
+              and record.redirect_to == self.catch_all_home and not _home_itself(url)):
+            self.lists["soft-404"].append(
+                {"url": url, "why": "redirects to the home page, as URLs that exist "
+                 "nowhere do", "title": None, **self.where(url)})
+
     def _what_it_says(self, record: PageRecord) -> None:
         """A listed HTML page's title, description and headings."""
         url, lists, where_found = record.url, self.lists, self.where_found
@@ -172,6 +188,7 @@ class _PageFindings:
         return {
             "broken-links": _by_url(lists["broken-links"]),
             "redirected-links": _by_url(lists["redirected-links"]),
+            "soft-404": _by_url(lists["soft-404"]),
             "duplicates": _duplicates(records, self.dropped),
             "canonical-problems": _by_url(lists["canonical-problems"]),
             "titles": _by_url(lists["missing-titles"]) + _by_url(lists["empty-titles"]) + [
@@ -187,6 +204,13 @@ class _PageFindings:
             "structured-data-errors": _by_url(lists["structured-data-errors"]),
             "incomplete-videos": _by_url(lists["incomplete-videos"]),
         }
+
+
+def _home_itself(url: str) -> bool:
+    """``/index.html`` or ``/docs/`` redirecting to the home page is the home page's
+    own spelling, not a page gone."""
+    name = url.rsplit("/", 1)[-1].split("?", 1)[0].lower()
+    return name == "" or name.startswith(("index.", "default."))
 
 
 def _not_checked(result: CrawlResult, rendered: bool) -> list[tuple[tuple[str, ...], str]]:
@@ -207,6 +231,8 @@ def _not_checked(result: CrawlResult, rendered: bool) -> list[tuple[tuple[str, .
                         "no sitemap"))
     if not rendered:
         missing.append((RENDER_FINDINGS, "--render never"))
+    if not result.soft_404_probes:
+        missing.append((("soft-404",), "--no-soft-404"))
     return missing
 
 

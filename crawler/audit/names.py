@@ -15,8 +15,8 @@ PAGE_FINDINGS = ("missing-descriptions", "duplicate-descriptions", "missing-h1",
                  "structured-data-errors", "incomplete-videos")
 # --render: what JavaScript changed (crawler.audit.render_findings)
 RENDER_FINDINGS = ("rendered-links", "render-changes", "render-errors")
-FINDINGS = ("broken-links", "redirected-links", "duplicates", "canonical-problems", "titles",
-            "noindex-linked", *PAGE_FINDINGS, *EXTERNAL_FINDINGS, *LIVE_FINDINGS,
+FINDINGS = ("broken-links", "redirected-links", "soft-404", "duplicates", "canonical-problems",
+            "titles", "noindex-linked", *PAGE_FINDINGS, *EXTERNAL_FINDINGS, *LIVE_FINDINGS,
             *RENDER_FINDINGS)
 # since the last audit (crawler.audit.changes): pages added, removed and changed, and
 # each finding's new and fixed items

@@ -18,6 +18,8 @@ from typing import Any, TextIO
 from crawler.audit.grouping import describe
 from crawler.audit.item import FindingItem
 from crawler.audit.names import CHANGE_FINDINGS, CHANGES, FINDINGS, LIVE_FINDINGS, RENDER_FINDINGS
+from crawler.audit.report_html_assets import HEAD as _HEAD
+from crawler.audit.report_html_assets import SCRIPT as _SCRIPT
 from crawler.audit.triage import (
     SEVERITIES,
     clean,
@@ -214,7 +216,18 @@ def fix_first_section(found: dict[str, Any]) -> str:
     for reached, names in so_far(found).items():
         lines += (f'<p class="unchecked"><b>Checked so far</b> ({_e(reached)}), nothing '
                   f'found yet: {_e(", ".join(names))}.</p>')
-    return head + body + lines + "</section>"
+    return head + body + lines + _probes(found.get("soft-404", {}).get("probes")) + "</section>"
+
+
+def _probes(probes: list[dict[str, Any]] | None) -> str:
+    """The URLs asked to learn what "not found" looks like here, and what each answered."""
+    if not probes:
+        return ""
+    told = "; ".join(f"{_cell(probe['url'])} answered {_e(probe['status'] or 'nothing')}"
+                     + (f" ({_e(probe['answer'])})" if probe.get("answer") else "")
+                     for probe in probes)
+    return f'<p class="unchecked" id="probes"><b>Soft-404 probes:</b> {told}.</p>'
+
 
 
 def _since_section(document: dict[str, Any]) -> str:
@@ -259,7 +272,9 @@ def _live_section(live: dict[str, Any] | None) -> str:
              for item in live["sitemaps"]]
     table = _finding_table("live-sitemap-files", files).replace(
         "<h2>live-sitemap-files", "<h2>Sitemaps read", 1) if files else (
-        "<p>No sitemap was found to read (see sitemap errors).</p>")
+        '<p>No sitemap was found to read (see <a href="#no-sitemap">No sitemap</a>).</p>'
+        if live["source"] == "none" else "<p>No sitemap could be read (see "
+        '<a href="#sitemap-errors">Sitemap errors</a>).</p>')
     return (f'<section id="live-sitemap"><h2>Live sitemap <small>{live["urls"]:,} URLs, '
             f'found through {_e(live["source"])}; {live["orphans"]:,} orphans, '
             f'{live["outside_crawl_scope"]:,} outside the crawl\'s scope</small></h2>'
@@ -408,95 +423,3 @@ def _url_row(row: dict[str, Any], table: _UrlTable) -> str:
                      and sort != shown else f"<td>{shown}</td>")
     listed = "listed" if row["listed"] else "not-listed"
     return f'<tr class="{listed}">{"".join(cells)}</tr>'
-
-
-_HEAD = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>%TITLE%</title>
-<style>
-body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5rem auto; max-width: 80rem;
-       padding: 0 1rem; color: #1f2328; }
-h1 { font-size: 1.35rem; } h2 { font-size: 1.1rem; margin-top: 2rem; }
-h2 small { color: #59636e; font-weight: normal; }
-a { color: #0969da; text-decoration: none; word-break: break-all; }
-.cards { display: flex; flex-wrap: wrap; gap: .6rem; }
-.card { border: 1px solid #d1d9e0; border-radius: 6px; padding: .5rem .8rem; min-width: 7rem; }
-.card b { display: block; font-size: 1.3rem; } .card span { color: #59636e; }
-.card.bad { border-color: #cf222e; } .card.bad b { color: #cf222e; }
-.charts { display: flex; flex-wrap: wrap; gap: 1.5rem; margin-top: 1rem; }
-figure.chart { margin: 0; } figcaption { font-weight: 600; margin-bottom: .3rem; }
-svg rect { fill: #54aeff; } svg text { font: 12px system-ui, sans-serif; fill: #1f2328; }
-table { border-collapse: collapse; width: 100%; margin-top: .5rem; }
-th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid #d1d9e0;
-         vertical-align: top; }
-th { background: #f6f8fa; cursor: pointer; user-select: none; position: sticky; top: 0; }
-th.asc::after { content: " ▲"; } th.desc::after { content: " ▼"; }
-tr.not-listed td:first-child { border-left: 3px solid #d4a72c; }
-#filter { width: 100%; padding: .4rem; font: inherit; margin-top: .3rem; }
-.badge { display: inline-block; border-radius: 1rem; padding: 0 .55rem; font-size: .8rem;
-         font-weight: 600; color: #fff; text-transform: uppercase; letter-spacing: .03em; }
-.badge.error { background: #cf222e; } .badge.warning { background: #9a6700; }
-.badge.notice { background: #0969da; }
-ol.fix-first { list-style: none; padding: 0; margin: 0; display: grid; gap: .5rem;
-               grid-template-columns: repeat(auto-fill, minmax(34rem, 1fr)); }
-ol.fix-first > li { border: 1px solid #d1d9e0; border-left-width: 4px; border-radius: 6px;
-                    padding: .4rem .7rem; font-size: .92rem; }
-ol.fix-first > li.sev-error { border-left-color: #cf222e; }
-ol.fix-first > li.sev-warning { border-left-color: #bf8700; }
-ol.fix-first > li.sev-notice { border-left-color: #0969da; }
-ol.fix-first > li > a { font-weight: 600; font-size: 1.02rem; }
-ol.fix-first > li > b { margin-left: .3rem; }
-ol.fix-first p { margin: .2rem 0; } .why { color: #1f2328; } .how, .where { color: #59636e; }
-p.sample { font-size: .88rem; } h2 small .badge { margin-left: .3rem; }
-.clean, .unchecked { color: #59636e; } .clean b { color: #1a7f37; }
-.banner { background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px;
-          padding: .5rem .8rem; }
-p.more { color: #59636e; }
-details > summary { cursor: pointer; } details > summary > h2, details > summary > h3 {
-  display: inline; } section > details { margin-top: 1.2rem; }
-.card.out { background: #f6f8fa; } table.compact { width: auto; }
-td.bad { color: #cf222e; font-weight: 600; }
-</style></head><body>"""
-
-_SCRIPT = """<script>
-for (const table of document.querySelectorAll("table.sortable")) {
-  table.querySelectorAll("th").forEach((th, column) => th.addEventListener("click", () => {
-    const rows = Array.from(table.tBodies[0].rows);
-    const ascending = !th.classList.contains("asc");
-    table.querySelectorAll("th").forEach(h => h.classList.remove("asc", "desc"));
-    th.classList.add(ascending ? "asc" : "desc");
-    const value = row => {
-      const cell = row.cells[column];
-      const text = cell.dataset.sort ?? cell.textContent;
-      return text !== "" && !isNaN(text) ? Number(text) : text.toLowerCase();
-    };
-    rows.sort((a, b) => {
-      const x = value(a), y = value(b);
-      const order = typeof x === typeof y ? (x < y ? -1 : x > y ? 1 : 0)
-                                          : (typeof x === "number" ? -1 : 1);
-      return ascending ? order : -order;
-    });
-    table.tBodies[0].append(...rows);
-  }));
-}
-// a link to a folded finding ("Fix first" → its rows) opens it
-const unfold = () => {
-  const target = location.hash && document.getElementById(location.hash.slice(1));
-  const folded = target && (target.querySelector("details") || target.closest("details"));
-  if (folded) folded.open = true;
-};
-addEventListener("hashchange", unfold);
-unfold();
-const filter = document.getElementById("filter");
-filter.addEventListener("input", () => {
-  const needle = filter.value.toLowerCase();
-  let shown = 0;
-  for (const row of document.getElementById("url-table").tBodies[0].rows) {
-    const hit = row.textContent.toLowerCase().includes(needle);
-    row.hidden = !hit;
-    shown += hit;
-  }
-  document.getElementById("shown").textContent = shown.toLocaleString();
-});
-</script>"""

@@ -41,12 +41,7 @@ def report_markdown(document: dict[str, Any]) -> str:
     if document.get("compared_with"):
         lines += ["## Since the last audit", ""]
         lines += _table(changed, found) if changed else ["No change.", ""]
-    if by_section := document.get("by_section"):
-        lines += ["## Sections", "", "| section | pages | errors | warnings | notices |",
-                  "| --- | ---: | ---: | ---: | ---: |"]
-        lines += [f"| {row['section']} | {row['pages']:,} | {row['error']:,} | "
-                  f"{row['warning']:,} | {row['notice']:,} |" for row in by_section]
-        lines.append("")
+    lines += _sections(document.get("by_section"))
     ranked = fix_first(found)
     lines += ["## Fix first", ""]
     if ranked:
@@ -66,6 +61,11 @@ def report_markdown(document: dict[str, Any]) -> str:
                  **{f"Checked so far ({reached}), nothing found yet": names
                     for reached, names in so_far(found).items()}}
     lines += [f"{what}: {', '.join(names)}." for what, names in unchecked.items()]
+    if probes := found.get("soft-404", {}).get("probes"):
+        lines += ["Soft-404 probes: " + "; ".join(
+            f"{_code(probe['url'])} answered {probe['status'] or 'nothing'}"
+            + (f" ({probe['answer']})" if probe.get("answer") else "") for probe in probes)
+            + ".", ""]
     if unchecked:
         lines.append("")
     for name in [*changed, *(entry.name for entry in ranked)]:
@@ -82,6 +82,16 @@ def report_markdown(document: dict[str, Any]) -> str:
             lines.append(f"- … and {len(items) - ITEMS_SHOWN:,} more (see the full report)")
         lines.append("")
     return "\n".join(lines)
+
+
+def _sections(by_section: list[dict[str, Any]] | None) -> list[str]:
+    """Each section's pages and finding items by severity (``--section``)."""
+    if not by_section:
+        return []
+    return ["## Sections", "", "| section | pages | errors | warnings | notices |",
+            "| --- | ---: | ---: | ---: | ---: |",
+            *(f"| {row['section']} | {row['pages']:,} | {row['error']:,} | "
+              f"{row['warning']:,} | {row['notice']:,} |" for row in by_section), ""]
 
 
 def _table(names: Iterable[str], found: dict[str, Any]) -> list[str]:

@@ -174,6 +174,13 @@ TRIAGE: dict[str, Triage] = {
         "Changes JavaScript makes", "notice",
         "A canonical, robots or title that JavaScript changes is read two ways.",
         "Serve the final value in the HTML itself."),
+    "soft-404": Triage(
+        "Soft 404s", "error",
+        "These URLs answer 200 (or redirect to the home page) but are a \"not found\" "
+        "page: search engines spend crawl budget on them, may index an error page, and "
+        "a sitemap listing them would call them content.",
+        "Answer 404 or 410 where a page does not exist; redirect a page that moved to "
+        "its replacement, not to the home page; fix the links to them."),
     "added-pages": Triage(
         "Pages added", "notice", "Listable now, and not reached or failing at the last "
         "audit.", "Check they are meant."),

@@ -18,6 +18,7 @@ from crawler.core.errors import ConfigError
 from crawler.core.records import REPORT_COLUMNS
 from crawler.page.custom_extract import Rule, parse_rule
 from crawler.page.lastmod import LASTMOD_MODES
+from crawler.page.soft_404 import ProbeAnswer
 from crawler.urls.documents import parse_documents
 from crawler.urls.filters import UrlFilters
 from crawler.urls.normalize import normalize_url
@@ -154,6 +155,10 @@ class CrawlConfig:
     browser: str | None = None  # --browser: the Chromium to render with
     check_external: bool = False  # --check-external (crawler.http.external)
     check_fragments: bool = False  # --check-fragments: #anchor links against their targets
+    # --soft-404 (on): pages that answer 200 but say "not found" are not listed; the
+    # answers of the probes asked at start-up (crawler.engine.soft_404), once asked
+    soft_404: bool = True
+    soft_404_probes: tuple[ProbeAnswer, ...] = ()
     extract: tuple[str, ...] = ()  # --extract NAME=KIND:QUERY (crawler.page.custom_extract)
     external_rate: float = DEFAULT_EXTERNAL_RATE
     external_max_rate: float = DEFAULT_EXTERNAL_MAX_RATE

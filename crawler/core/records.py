@@ -43,6 +43,7 @@ class Verdict(enum.Enum):
     EXCLUDED = "excluded"  # --exclude
     NOT_INCLUDED = "not-included"  # --include given, and it does not match
     SECRET_IN_URL = "secret-in-url"  # it carries a credential given for the crawl
+    SOFT_404 = "soft-404"  # answers 200, but is a "not found" page (crawler.page.soft_404)
 
 
 @dataclass(slots=True)
@@ -113,6 +114,8 @@ class PageRecord:
     headline: str | None = None
     videos: tuple[tuple[object, ...], ...] | None = None
     video_problems: tuple[str, ...] = ()
+    # why this 200 page is a "not found" page (crawler.page.soft_404), if it is one
+    soft_404: str | None = None
 
 
 # The columns of a report's rows (crawler.audit.report), in CSV order; an --extract NAME

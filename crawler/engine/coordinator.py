@@ -98,6 +98,12 @@ async def crawl(
         async with Fetcher(FetchOptions.of(config)) as fetcher:
             policy = await start_up(fetcher, config, scope, result,
                                      listing=listing(config, seed_sitemap))
+            if config.soft_404:
+                from crawler.engine.soft_404 import ProbeSite, probe
+
+                answers = await probe(ProbeSite(fetcher, scope, policy, scope.origin + "/"),
+                                      config, result)
+                config = replace(config, soft_404_probes=answers)
             async with page_source(config, fetcher, filters.clean, policy) as pages:
                 coordinator = _Coordinator(SiteRules(config, scope, policy, filters), fetcher,
                                            result, on_record=on_record, state=state, pages=pages)

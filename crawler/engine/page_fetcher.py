@@ -112,7 +112,8 @@ class PageFetcher:
             images=config.images, documents=self.documents, anchors=config.audit,
             hreflang=config.hreflang, render=config.render, fragments=config.check_fragments,
             extractions=config.extraction_rules(), edges=config.links_path is not None,
-            news=config.news, videos=config.videos)
+            news=config.news, videos=config.videos,
+            soft_404=config.soft_404_probes if config.soft_404 else None)
         self.reading_rendered = replace(self.reading, render="never")
         # the children reading pages: one, and a second when the first falls behind
         self.sandboxes: list[ParseSandbox] = []

@@ -101,6 +101,10 @@ class CrawlResult:
     # --urls, --from-sitemap, --add-urls: what became of each list (crawler.engine.seeds)
     seeds: dict[str, SeedCounts] = field(default_factory=dict)
     links: LinkSpool | None = field(default=None, repr=False)  # --links: the graph, on disk
+    # the soft-404 probes (crawler.engine.soft_404): each URL and what it answered; and
+    # the home page, when unknown URLs redirect there
+    soft_404_probes: list[dict[str, object]] = field(default_factory=list)
+    catch_all_home: str | None = None
     extract_names: tuple[str, ...] = ()  # --extract's NAMEs: report columns after the rest
 
     def __post_init__(self) -> None:

@@ -24,6 +24,7 @@ from crawler.page.custom_extract import Rule, extract_values
 from crawler.page.fingerprint import fingerprint
 from crawler.page.images import page_images
 from crawler.page.page_facts import Facts, meta_description, page_facts
+from crawler.page.soft_404 import ProbeAnswer, soft_404_reason
 from crawler.urls.normalize import resolve_link
 from crawler.urls.page_links import PageLinks
 from crawler.urls.robots import Directives, meta_directives
@@ -66,6 +67,7 @@ class PageFacts:
     fragment_links: list[tuple[str, str]] = field(default_factory=list)
     ids: list[str] = field(default_factory=list)
     page: Facts | None = None  # with anchors=True (audits): description, h1, words
+    soft_404: str | None = None  # why the page is a "not found" page (crawler.page.soft_404)
     extracted: tuple[tuple[str, Any], ...] = ()  # --extract's (NAME, value)s
     structured: Structured | None = None  # with structured=True, when the page has any
     # with edges=True (--links): every a/area link as (target, anchor text, rel values),
@@ -99,6 +101,7 @@ def extract(
     anchors: bool = False, client_rendering: bool = False,
     fragments: bool = False, extractions: tuple[Rule, ...] = (), structured: bool = False,
     edges: bool = False, news: bool = False, videos: bool = False,
+    soft_404: tuple[ProbeAnswer, ...] | None = None,
 ) -> PageFacts:
     """Read links, canonical, meta robots and meta refresh from a page.
 
@@ -114,7 +117,7 @@ def extract(
     asked = _Asked(fingerprint_ignoring=fingerprint_ignoring, images=images, anchors=anchors,
                    client_rendering=client_rendering, fragments=fragments,
                    extractions=extractions, structured=structured, edges=edges, news=news,
-                   videos=videos)
+                   videos=videos, soft_404=soft_404)
     tree = LexborHTMLParser(html)
     # the text, for what reads it rather than the tree (bytes are UTF-8: html_source)
     page_text = html if isinstance(html, str) else ""
@@ -129,7 +132,7 @@ def extract(
     large = len(html) >= LARGE_PAGE
     _read_head_links(tree, facts, resolve, large)
     _read_meta(tree, facts, token, base, seen)
-    _read_asked(tree, facts, _Page(page_url, base, page_text, large), asked)
+    _read_asked(tree, facts, _Page(page_url, base, page_text, large, html), asked)
     facts.shell = not facts.links and not has_own_text(tree)
     if fingerprint_ignoring is not None:  # last: it takes noise out of the tree
         facts.content_hash = fingerprint(tree, fingerprint_ignoring, hrefs)
@@ -149,6 +152,7 @@ class _Asked(NamedTuple):
     edges: bool
     news: bool
     videos: bool
+    soft_404: tuple[ProbeAnswer, ...] | None
 
 
 class _Page(NamedTuple):
@@ -156,6 +160,7 @@ class _Page(NamedTuple):
     base: str  # where its links resolve from (its <base href>, else its URL)
     text: str  # decoded, for what reads the text rather than the tree
     large: bool  # at least LARGE_PAGE: found with CSS, which stops early
+    source: str | bytes  # the HTML as read
 
 
 def _base_of(tree: LexborHTMLParser, page_url: str) -> str:
@@ -255,6 +260,8 @@ def _read_asked(tree: LexborHTMLParser, facts: PageFacts, page: _Page, asked: _A
     if asked.images:
         facts.images = page_images(tree, page.base)
     facts.title = page_title(tree, page.large)
+    if asked.soft_404 is not None:
+        facts.soft_404 = soft_404_reason(tree, facts.title, page.source, asked.soft_404)
     if asked.client_rendering:
         facts.client_rendered = client_rendered(tree, page.url, facts.links, page.text)
     if asked.fragments:

@@ -20,6 +20,7 @@ from crawler.page.custom_extract import Rule
 from crawler.page.decode import html_source
 from crawler.page.extract import extract
 from crawler.page.link_headers import alternates_from_link_headers, canonical_from_link_headers
+from crawler.page.soft_404 import ProbeAnswer
 from crawler.urls.normalize import resolve_link
 from crawler.urls.robots import header_directives
 
@@ -91,6 +92,8 @@ def judge(record: PageRecord, documents: frozenset[str] = frozenset()) -> Verdic
         return Verdict.NOINDEX
     if record.canonical is not None and record.canonical != record.url:
         return Verdict.CANONICALISED
+    if record.soft_404 is not None:
+        return Verdict.SOFT_404
     return Verdict.LISTED
 
 
@@ -117,6 +120,8 @@ class ReadOptions:
     edges: bool = False  # --links
     news: bool = False
     videos: bool = False
+    # soft 404s: the answers probes got (crawler.engine.soft_404); None: not judged
+    soft_404: tuple[ProbeAnswer, ...] | None = None
 
 
 PLAIN = ReadOptions()
@@ -215,7 +220,8 @@ def _read_html(response: Response, token: str, outcome: PageOutcome,
                     images=options.images, anchors=options.anchors,
                     client_rendering=render == "auto", fragments=fragments,
                     extractions=options.extractions, structured=options.anchors,
-                    edges=options.edges, news=options.news, videos=options.videos)
+                    edges=options.edges, news=options.news, videos=options.videos,
+                    soft_404=options.soft_404)
     outcome.edges = facts.edges
     if facts.page is not None:
         record.description, record.h1 = facts.page.description, facts.page.h1
@@ -236,6 +242,7 @@ def _read_html(response: Response, token: str, outcome: PageOutcome,
     elif render == "auto":
         record.render_why = facts.client_rendered or NO_SIGNS
     record.title = facts.title
+    record.soft_404 = facts.soft_404
     record.fingerprint = facts.content_hash
     outcome.anchors = facts.anchors
     if options.hreflang:

@@ -192,7 +192,8 @@ for second in (False, True):
     if second:
         os.environ.pop("NO_PROXY", None)
         os.environ["http_proxy"] = proxy
-    done = asyncio.run(crawl(CrawlConfig(start_url=url, workers=2, concurrency=4)))
+    done = asyncio.run(crawl(CrawlConfig(start_url=url, workers=2, concurrency=4,
+                                            soft_404=False)))
     children = []
     for task in os.listdir("/proc/self/task"):
         try:
@@ -246,14 +247,15 @@ def workers_up():
     return 0
 
 async def main():
-    first = asyncio.ensure_future(crawl(CrawlConfig(start_url=slow, workers=2, concurrency=4)))
+    first = asyncio.ensure_future(crawl(CrawlConfig(start_url=slow, workers=2, concurrency=4,
+                                                      soft_404=False)))
     deadline = time.monotonic() + 30
     while workers_up() < 2:
         assert time.monotonic() < deadline, "the first crawl's workers never came up"
         await asyncio.sleep(0.05)
     os.environ.pop("NO_PROXY", None)
     os.environ["http_proxy"] = proxy
-    second = await crawl(CrawlConfig(start_url=fast, workers=2, concurrency=4))
+    second = await crawl(CrawlConfig(start_url=fast, workers=2, concurrency=4, soft_404=False))
     first = await first
     for done in (first, second):
         print(sum(1 for record in done.records if record.status == 200))

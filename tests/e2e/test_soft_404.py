@@ -1,0 +1,114 @@
+"""Soft 404s over a socket: pages that answer 200 (or redirect home) but are "not found".
+
+``soft404``: unknown URLs answer 200 with the shop's "Sorry about that" page (a
+title that says nothing: only its likeness to the probe's answer gives it away),
+a German offer page whose h1 says "Seite nicht gefunden", and a blog post titled
+"How we fixed our 404 pages", which is content. ``catchall``: unknown URLs
+redirect to the home page.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import REPO, read_sitemaps, run_cli
+from siteserver import RunningServer
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _soft(document: dict, origin: str) -> dict[str, str]:
+    return {item["url"].removeprefix(origin): item["why"]
+            for item in document["findings"]["soft-404"]["items"]}
+
+
+def test_an_audit_finds_soft_404s_by_likeness_and_by_what_they_say(tmp_path: Path) -> None:
+    data, html = tmp_path / "audit.json", tmp_path / "audit.html"
+    with RunningServer("soft404") as site:
+        run = run_cli("audit", site.url + "/", "--report", str(data), "--report", str(html),
+                      "--no-check-external", default_soft_404=True)
+        u = site.url
+        probes = [path for path in site.paths() if "sitemap-crawler-probe-" in path]
+    assert run.code == 0, run.stderr
+    document = json.loads(data.read_text())
+    found = _soft(document, u)
+    assert set(found) == {"/discontinued-teapot.html", "/old-kettle.html", "/de/angebot.html"}
+    assert found["/de/angebot.html"] == "h1 says not found"
+    assert found["/old-kettle.html"].startswith(f"like the answer to {u}/sitemap-crawler-probe-")
+    assert "/blog/why-404-pages-matter.html" not in found  # mentions 404: content
+    finding = document["findings"]["soft-404"]
+    assert finding["severity"] == "error"
+    # the probes: two made-up URLs, asked once each, named in the report with their answer
+    assert len(probes) == 2 and len(set(probes)) == 2
+    assert [probe["url"].removeprefix(u) for probe in finding["probes"]] == probes
+    assert {probe["status"] for probe in finding["probes"]} == {200}
+    from browser import browser_page
+
+    with browser_page() as page:
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.goto(html.as_uri())
+        first = page.locator("ol.fix-first > li").first
+        assert "Soft 404s" in first.inner_text()  # an error, with the most pages
+        assert "sitemap-crawler-probe-" in page.locator("#probes").inner_text()
+        rows = page.locator("#soft-404 tbody tr")  # errors' tables are open
+        assert rows.count() == 3 and "h1 says not found" in rows.all_inner_texts()[0]
+        shots = REPO / ".pytest_cache" / "screenshots"
+        shots.mkdir(parents=True, exist_ok=True)
+        page.locator("#soft-404").scroll_into_view_if_needed()
+        page.screenshot(path=str(shots / "audit-soft-404.png"))
+
+
+def test_crawl_never_lists_a_soft_404(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    with RunningServer("soft404") as site:
+        run = run_cli("crawl", site.url + "/", "--out", str(out), default_soft_404=True)
+        listed = {url.removeprefix(site.url) for url in read_sitemaps(out, site.url + "/").locs}
+    assert run.code == 0, run.stderr
+    assert "/blog/why-404-pages-matter.html" in listed and "/teapots.html" in listed
+    assert not listed & {"/discontinued-teapot.html", "/old-kettle.html", "/de/angebot.html"}
+
+
+def test_no_soft_404_asks_no_probe_and_lists_them_as_before(tmp_path: Path) -> None:
+    with RunningServer("soft404") as site:
+        run = run_cli("crawl", site.url + "/", "--out", str(tmp_path / "out"), "--no-soft-404")
+        listed = {url.removeprefix(site.url)
+                  for url in read_sitemaps(tmp_path / "out", site.url + "/").locs}
+        assert not [path for path in site.paths() if "probe" in path]
+    assert run.code == 0, run.stderr
+    assert "/old-kettle.html" in listed
+
+
+def test_urls_that_redirect_home_as_unknown_ones_do_are_soft_404s(tmp_path: Path) -> None:
+    data = tmp_path / "audit.json"
+    with RunningServer("catchall") as site:
+        run = run_cli("audit", site.url + "/", "--report", str(data), "--no-check-external",
+                      default_soft_404=True)
+    assert run.code == 0, run.stderr
+    document = json.loads(data.read_text())
+    found = _soft(document, site.url)
+    # /index.html is the home page itself, and is no redirect at all
+    assert set(found) == {"/old-menu.html", "/spring-sale.html"}
+    assert all(why.startswith("redirects to the home page") for why in found.values())
+    probes = document["findings"]["soft-404"]["probes"]
+    assert {probe["answer"] for probe in probes} == {"redirects to the home page"}
+
+
+def test_an_apps_shell_at_every_url_is_no_soft_404(tmp_path: Path) -> None:
+    root = tmp_path / "app"
+    root.mkdir()
+    shell = ('<!doctype html><html><head><title>Shop</title><script src="/app.js"></script>'
+             '</head><body><div id="app"></div></body></html>')
+    (root / "index.html").write_text(
+        '<!doctype html><title>Shop</title><h1>Shop</h1><p>Welcome to the shop.</p>'
+        '<a href="/products">Products</a> <a href="/about">About</a>')
+    routes = {"!missing": {"body": shell, "headers": {"Content-Type": "text/html"}}}
+    data = tmp_path / "audit.json"
+    with RunningServer(root, routes) as site:
+        run = run_cli("audit", site.url + "/", "--report", str(data), "--no-check-external",
+                      default_soft_404=True)
+    assert run.code == 0, run.stderr
+    finding = json.loads(data.read_text())["findings"]["soft-404"]
+    assert finding["count"] == 0
+    assert {probe["answer"] for probe in finding["probes"]} == {"an app's shell"}
