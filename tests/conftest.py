@@ -142,6 +142,9 @@ def run_cli(*args: str, timeout: float = 90, proxy_env: dict[str, str] | None = 
     scope, the first request) would meet; tests/e2e/test_soft_404.py has theirs."""
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
     env.update(proxy_env if proxy_env is not None else {"NO_PROXY": "*"})
+    # no piped progress: a line every 10 s and at each phase's end would make the tests'
+    # stderr depend on how long they take (tests/e2e/test_progress_never_silent.py)
+    env.setdefault("SITEMAP_CRAWLER_PROGRESS_EVERY", "0")
     env.update(env_extra or {})
     if args and args[0] == "crawl":
         args = (*args, *_TRANSPORT_ARGS)

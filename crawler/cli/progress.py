@@ -8,12 +8,14 @@ written as they are, by :class:`PlainConsole`.
 Never silent: on a terminal the line is redrawn four times a second whether or
 not a page arrived, so its clock ticks through every phase (pages, the live
 sitemap, external links, the reports), each naming itself with its own counts
-and an estimate of the time left. Piped (a log, cron), the same line is written
-once every :data:`PIPED_EVERY` seconds at most; ``--quiet`` writes none.
+and an estimate of the time left. Piped (a log, cron, CI), the same line is
+written every :data:`PIPED_EVERY` seconds (``SITEMAP_CRAWLER_PROGRESS_EVERY``; 0:
+none), and a line as each phase gives way to the next; ``--quiet`` writes none.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -29,7 +31,7 @@ from crawler.engine.result import CrawlResult
 
 REFRESH_SECONDS = 0.1
 REFRESHES_A_SECOND = 4  # the terminal's redraws while nothing arrives: the clock ticks
-PIPED_EVERY = 60.0  # seconds between two progress lines into a pipe or a log
+PIPED_EVERY = 10.0  # seconds between two progress lines into a pipe or a log
 
 
 class TextConsole(Protocol):
@@ -82,7 +84,7 @@ class CrawlDisplay:
         self.phase: str | None = None  # the CLI's own phase after the crawl ("reports")
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
-        self.piped_every = PIPED_EVERY
+        self.piped_every = piped_every()
         self.rendered: int | None = None  # --render: pages a browser rendered so far
 
     def line(self) -> str:
@@ -114,12 +116,17 @@ class CrawlDisplay:
                               refresh_per_second=REFRESHES_A_SECOND)
             with signals_held():
                 self._live.__enter__()
-        elif not self.quiet:
+        elif not self.quiet and self.piped_every > 0:
             self._ticker = threading.Thread(target=self._write_now_and_then, daemon=True,
                                             name="progress")
             with signals_held():
                 self._ticker.start()
         return self
+
+    def phase_ended(self, ended: str, begun: str) -> None:
+        """Piped: a phase's end, as it comes (the event loop's thread calls it)."""
+        if self.latest is not None:  # set with the first page, which comes first
+            self.console.print(phase_line(self.latest, ended, begun), markup=False)
 
     def _write_now_and_then(self) -> None:
         """Piped: the progress line once every ``piped_every`` seconds, so a log shows
@@ -142,6 +149,8 @@ class CrawlDisplay:
             self._live = None
 
     def __call__(self, record: PageRecord, result: CrawlResult) -> None:
+        if self.latest is None and self._ticker is not None:  # piped: say each phase's end
+            result.on_phase = self.phase_ended
         self.latest = result
         if record.render_why is not None:  # rendering is asked: say how it goes
             self.rendered = (self.rendered or 0) + record.rendered
@@ -157,6 +166,24 @@ class CrawlDisplay:
         if self._live is not None and now - self._last_draw >= REFRESH_SECONDS:
             self._last_draw = now
             self._live.refresh()
+
+
+def piped_every() -> float:
+    """Seconds between two piped progress lines: :data:`PIPED_EVERY`, or what
+    ``SITEMAP_CRAWLER_PROGRESS_EVERY`` says (0: no piped progress at all)."""
+    try:
+        every = float(os.environ.get("SITEMAP_CRAWLER_PROGRESS_EVERY", PIPED_EVERY))
+    except ValueError:
+        return PIPED_EVERY
+    return every if every >= 0 else PIPED_EVERY
+
+
+def phase_line(result: CrawlResult, ended: str, begun: str) -> str:
+    """What a log is told as a phase gives way to the next: its end, and the counts."""
+    stats = result.stats
+    elapsed = time.monotonic() - stats.started if stats.started else 0.0
+    return (f"{clock(elapsed)} · {ended} done, {begun} next · pages {stats.fetched:,} "
+            f"fetched · listed {stats.listed:,} · errors {stats.errors:,}")
 
 
 def status_line(result: CrawlResult, concurrency: int, max_pages: int | None = None,

@@ -153,12 +153,12 @@ async def crawl_pages(coordinator: _Coordinator, point: ResumePoint | None,
 async def orphans_of_the_live_sitemap(coordinator: _Coordinator,
                                        live_sitemap: LiveSitemapReader) -> None:
     result = coordinator.result
-    result.phase = "live sitemap"
+    result.enter("live sitemap")
     scrub = coordinator.scrub
     live = await live_sitemap(coordinator.fetcher, coordinator.scope, result.robots_txt,
                               coordinator.filters.clean, scrub.carries if scrub else None)
     result.live_sitemap = live
-    result.phase = "orphans"
+    result.enter("orphans")
     coordinator.offer_orphans(live)
     await coordinator.run()
 

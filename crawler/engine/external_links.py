@@ -33,7 +33,7 @@ async def check_external(config: CrawlConfig, scope: Scope, result: CrawlResult,
                            if not scope.contains(url))
     total = len(urls)
     result.external = partial = []
-    result.phase = "external links"
+    result.enter("external links")
     result.external_progress = (0, total, "", 0, 0.0)
 
     def progress(checked: int, total: int, origin: str, origin_left: int,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -95,6 +95,9 @@ class CrawlResult:
     # stopped (Ctrl-C, SIGTERM), the one it did not finish, for the report to say
     phase: str = "pages"
     interrupted: str | None = None
+    # told (the phase ended, the phase begun) as each phase gives way to the next: the
+    # progress a log shows (crawler.cli.progress)
+    on_phase: Callable[[str, str], None] | None = field(default=None, repr=False)
     # the external phase's progress: links checked, links to check, its slowest origin
     # (name, links left) and the seconds its pace says they take
     external_progress: tuple[int, int, str, int, float] | None = None
@@ -112,6 +115,12 @@ class CrawlResult:
             from crawler.store.record_store import RecordStore
 
             self.records = RecordStore.of(self.records)
+
+    def enter(self, phase: str) -> None:
+        """The run moves on to ``phase``; whoever listens is told which one ended."""
+        ended, self.phase = self.phase, phase
+        if self.on_phase is not None and ended != phase:
+            self.on_phase(ended, phase)
 
     def listed(self) -> Iterable[PageRecord]:
         """The records that belong in the sitemap, sorted by URL (iterable again)."""

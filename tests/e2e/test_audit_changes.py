@@ -169,8 +169,9 @@ def _look_at(report: Path) -> None:
         assert since.locator('[data-change="new-broken-links"]').inner_text() == "2"
         assert since.locator('[data-change="removed-pages"]').inner_text() == "2"
         assert since.locator("#changed tbody tr").count() == 4
-        since.locator('a[href="#removed-pages"]').click()  # unfolds its table
+        since.locator('a[href="#removed-pages"]').click()  # unfolds its table, once the
         removed = since.locator("#removed-pages tbody tr", has_text="/noindex.html")
+        removed.wait_for(state="visible")  # hashchange has come
         assert "404" in removed.inner_text()
         page.screenshot(path=str(shots / "audit-since.png"), full_page=False)
 

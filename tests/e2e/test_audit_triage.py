@@ -99,8 +99,8 @@ def _look_at(report: Path, found: dict) -> None:
         assert page.locator("#missing-h1 tbody tr").count() == 50
         # folded, and opened by the link from Fix first
         assert not page.locator("#missing-h1 table").is_visible()
-        page.click('ol.fix-first a[href="#missing-h1"]')
-        assert page.locator("#missing-h1 table").is_visible()
+        page.click('ol.fix-first a[href="#missing-h1"]')  # unfolds it on hashchange, which
+        page.locator("#missing-h1 table").wait_for(state="visible")  # comes after the click
         page.goto(report.as_uri())
         shots = REPO / ".pytest_cache" / "screenshots"
         shots.mkdir(parents=True, exist_ok=True)

@@ -249,8 +249,9 @@ def test_the_comparison_in_the_html_report_in_a_real_browser(tmp_path: Path) -> 
         assert files.count() == 6
         assert "found through robots.txt" in page.locator("#live-sitemap h2").first.inner_text()
         assert "invalid-xml" in page.locator("#live-sitemap").inner_text()
-        page.locator('ol.fix-first a[href="#orphans"]').click()  # unfolds its rows
+        page.locator('ol.fix-first a[href="#orphans"]').click()  # unfolds its rows, once
         orphan = page.locator("#orphans tbody tr", has_text="/orphan.html")
+        orphan.wait_for(state="visible")  # hashchange has come
         assert orphan.count() == 1 and "200" in orphan.inner_text()
         depth = page.locator("figure.chart", has_text="Depth").inner_text()
         assert "None" not in depth

@@ -105,3 +105,35 @@ def test_piped_the_line_comes_at_most_once_an_interval_and_never_when_quiet(
         return
     assert 3 <= len(console.lines) <= 5, console.lines  # 1.1 s / 0.2 s, never more
     assert all(line.startswith("0:0") and "starting" in line for line in console.lines)
+
+
+def test_piped_a_line_every_ten_seconds_by_default() -> None:
+    display = CrawlDisplay(quiet=False, verbose=False, console=_Lines())
+    assert display.piped_every == 10.0
+
+
+@pytest.mark.slow(4)
+def test_into_a_log_the_progress_comes_every_interval_and_at_each_phase_end(
+        tmp_path: Path) -> None:
+    """A cron or CI log of an audit: the line every interval while pages are slow, and
+    one line as each phase ends (pages, then the live sitemap, then its orphans)."""
+    root = tmp_path / "site"
+    root.mkdir()
+    links = "".join(f'<a href="/slow{n}.html">x</a>' for n in range(6))
+    (root / "index.html").write_text(f"<!doctype html><title>Home</title>{links}")
+    for n in range(6):
+        (root / f"slow{n}.html").write_text(f"<!doctype html><title>Slow {n}</title>")
+    env = {**{k: v for k, v in os.environ.items() if "proxy" not in k.lower()},
+           "NO_PROXY": "*", "SITEMAP_CRAWLER_PROGRESS_EVERY": "0.5"}
+    with RunningServer(root, {"/slow*": {"delay": 0.6}}) as site:
+        done = subprocess.run(
+            [sys.executable, "-m", "crawler", "audit", site.url + "/", "--concurrency", "1",
+             "--no-check-external", "--no-soft-404", "--report", str(tmp_path / "r.json")],
+            cwd=REPO, env=env, capture_output=True, text=True, timeout=90)
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    ticks = [line for line in lines if re.match(r"^\d+:\d\d · pages \d+ of \d+ known", line)]
+    assert len(ticks) >= 3, lines  # 3.6 s of slow pages, a line each half second
+    ends = [line.split(" · ")[1] for line in lines if " done, " in line]
+    assert ends == ["pages done, live sitemap next", "live sitemap done, orphans next"], lines
+    assert "\x1b[" not in done.stderr  # plain text: no terminal codes in a log
