@@ -15,15 +15,21 @@ from typing import Any, NoReturn
 import click
 
 from crawler.__version__ import __version__
-from crawler.audit.names import FINDINGS
 from crawler.cli import failure
 from crawler.cli.failure import (
     EXIT_INTERRUPTED,
     EXIT_UNEXPECTED,
     EXIT_USAGE,
 )
+from crawler.cli.help_groups import GroupedCommand, refusals
 from crawler.cli.invocation import INVOCATION, how_to_resume
-from crawler.cli.options import CRAWL_OPTIONS, SECTION_OPTIONS, SITEMAP_OPTIONS, with_options
+from crawler.cli.options import (
+    CRAWL_OPTIONS,
+    SECTION_OPTIONS,
+    SITEMAP_OPTIONS,
+    sitemap_only,
+    with_options,
+)
 from crawler.cli.quiet_stream import forgive_stderr
 from crawler.config import (
     DEFAULT_MAX_ORPHANS,
@@ -40,7 +46,7 @@ def cli() -> None:
     """Crawl a website and write the XML sitemaps search engines read."""
 
 
-@cli.command("crawl")
+@cli.command("crawl", cls=GroupedCommand)
 @click.argument("start_url")
 @with_options(SITEMAP_OPTIONS)
 @with_options(SECTION_OPTIONS)
@@ -67,7 +73,9 @@ def crawl_command(**options: Any) -> int:
     return run_command(**options)
 
 
-@cli.command("audit")
+@cli.command("audit", cls=GroupedCommand, refused=refusals(
+    sitemap_only(), "only shapes the sitemap crawl writes, and an audit writes none "
+    "(crawl --report writes both)"))
 @click.argument("start_url")
 @click.option("--report", "report_files", multiple=True,
               type=click.Path(path_type=Path),
@@ -78,9 +86,10 @@ def crawl_command(**options: Any) -> int:
               "findings) or .md (a summary a pull-request comment can hold); - prints the "
               "summary. Repeatable.")
 @click.option("--fail-on", "fail_on", metavar="FINDING[,FINDING…]",
-              help=f"Exit 6 when any of these findings is present ({', '.join(FINDINGS)}; "
-              "since the last audit: new-FINDING, fixed-FINDING, added-pages, removed-pages, "
-              "changed); the reports are written first.")
+              help="Exit 6 when any of these findings is present (broken-links, soft-404… "
+              "as the reports name them, listed in the manual; since the last audit: "
+              "new-FINDING, fixed-FINDING, added-pages, removed-pages, changed); the "
+              "reports are written first.")
 @click.option("--compare-with", "compare_with", type=click.Path(dir_okay=False, path_type=Path),
               metavar="REPORT.json",
               help="Say what changed since this earlier JSON report of the same site "
@@ -101,15 +110,8 @@ def crawl_command(**options: Any) -> int:
 def audit_command(**options: Any) -> int:
     """Crawl START_URL as 'crawl' does and report on the site's health; no sitemap is written.
 
-    \b
-    Findings: broken-links, redirected-links, duplicates, canonical-problems,
-    titles, noindex-linked; links that leave the site (--check-external, on by
-    default): broken-external-links, redirected-external-links,
-    expiring-certificates, broken-fragments (--check-fragments); against the
-    live sitemap: non-indexable-in-sitemap,
-    orphans, missing-from-sitemap, sitemap-lastmod, sitemap-errors; with
-    --render: rendered-links, render-changes, render-errors. Every URL row says
-    who links to it (the first five pages, and the anchor text of one).
+    Without --report, "Fix first" is printed: each finding present, worst first,
+    with why it matters and how to fix it. The findings are named under --fail-on.
     """
     from crawler.cli.run import run_command
 

@@ -132,9 +132,6 @@ CRAWL_OPTIONS = [
                   help="SQLite file that remembers validators, fingerprints and links "
                   "between runs."),
     click.option("--resume", is_flag=True, help="Continue the interrupted run kept in --state."),
-    click.option("--lastmod", type=click.Choice(["auto", "header", "none"]), default="auto",
-                  show_default=True, help="auto: Last-Modified, else (with --state) when the "
-                  "content last changed; header: Last-Modified only; none: no lastmod."),
     click.option("--ignore-selector", "ignore_selectors", multiple=True, metavar="CSS",
                   help="Leave matching elements out of change detection (repeatable)."),
     click.option("--exclude", multiple=True, metavar="PATTERN",
@@ -183,11 +180,8 @@ CRAWL_OPTIONS = [
                   "text, rel nofollow/ugc/sponsored, in scope, the target's status); "
                   "Parquet needs the parquet extra."),
     click.option("--hreflang/--no-hreflang", default=True, show_default=True,
-                  help="Write the hreflang alternates pages declare (verified: listed and "
-                  "reciprocal) into the sitemap."),
-    click.option("--images", is_flag=True,
-                  help="List each page's images (img src, the largest srcset candidate, "
-                  "picture sources) with the image sitemap extension."),
+                  help="Read the hreflang alternates pages declare and verify them (listed "
+                  "and reciprocal); crawl writes the verified ones into the sitemap."),
     click.option("--videos", is_flag=True,
                   help="List each page's videos (JSON-LD/Microdata VideoObject and <video> "
                   "elements) with the video sitemap extension; ones missing a thumbnail, "
@@ -255,8 +249,14 @@ CRAWL_OPTIONS = [
     click.option("-v", "--verbose", is_flag=True, help="Log every request (URL, status, time)."),
     click.option("--debug", is_flag=True, help="Show tracebacks of unexpected errors."),
 ]
-# Options of the sitemaps crawl writes.
+# Options of the sitemaps crawl writes (audit refuses them: it writes none).
 SITEMAP_OPTIONS = [
+    click.option("--lastmod", type=click.Choice(["auto", "header", "none"]), default="auto",
+                  show_default=True, help="auto: Last-Modified, else (with --state) when the "
+                  "content last changed; header: Last-Modified only; none: no lastmod."),
+    click.option("--images", is_flag=True,
+                  help="List each page's images (img src, the largest srcset candidate, "
+                  "picture sources) with the image sitemap extension."),
     click.option("--out", "out_dir", required=True, type=click.Path(path_type=Path),
                   help="Directory to write the sitemaps, index and robots.txt into."),
     click.option("--base-url", help="Public URL where --out is served "
@@ -335,6 +335,20 @@ SECTION_OPTIONS = [
                   help="auto: one section per first path segment holding 1 % or more of the "
                   "listed pages, when there are two or more such segments."),
 ]
+
+
+def sitemap_only() -> list[str]:
+    """The long names of the options that only shape the written sitemap (and its
+    notifications): what ``audit`` refuses. ``--drop-duplicates`` aside: an audit
+    has ``--keep-duplicates`` of its own."""
+    names: list[str] = []
+    for option in SITEMAP_OPTIONS:
+        decorated = option(lambda: None)
+        for param in decorated.__click_params__:  # type: ignore[attr-defined]
+            names += [name for name in (*param.opts, *param.secondary_opts)
+                      if name.startswith("--") and name not in ("--drop-duplicates",
+                                                                 "--keep-duplicates")]
+    return names
 
 
 def with_options(options: list[Any]) -> Any:

@@ -4,6 +4,7 @@ every option of ``crawl`` and ``audit``."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -29,5 +30,11 @@ def test_the_manual_builds_strictly_and_lists_every_option(tmp_path: Path) -> No
         assert len(options) > 40
         missing = [opt for opt in options if opt not in reference]
         assert missing == [], (name, missing)
+    # one table a group, the groups --help shows, in its order
+    from crawler.cli.help_groups import grouped
+
+    headings = re.findall(r"<h4[^>]*>([^<]+)", reference)
+    assert headings == [title for name in ("crawl", "audit")
+                        for title, _options in grouped(cli.commands[name])]
     for page in ("architecture", "library", "politeness", "audits", "performance"):
         assert (site / page / "index.html").exists()
