@@ -237,8 +237,9 @@ def _since_section(document: dict[str, Any]) -> str:
         return ""
     found = document["findings"]
     changed = [name for name in CHANGES if found.get(name, {}).get("count")]
+    shown = compared.rsplit("/", 1)[-1]  # the file's name; its whole path on hover
     head = (f'<section id="since"><h2>Since the last audit <small>compared with '
-            f"{_e(compared)}</small></h2>")
+            f'<span title="{_e(compared)}">{_e(shown)}</span></small></h2>')
     if not changed:
         return head + "<p>No change.</p></section>"
     cards = "".join(

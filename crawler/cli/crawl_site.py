@@ -93,6 +93,6 @@ def internal_errors(result: CrawlResult) -> int:
     count = result.stats.internal_errors
     if not count:
         return EXIT_OK
-    return failure.fail(f"{count} URL(s) met an internal error (rows internal-error: the "
+    return failure.fail(f"{count:,} URL(s) met an internal error (rows internal-error: the "
                         "output is written without them; run with --debug for the "
                         "traceback, and please report it)", EXIT_INTERNAL)

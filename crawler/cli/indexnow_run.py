@@ -155,15 +155,15 @@ def announce(plan: IndexNowPlan, previous: PreviousSitemap, *,
         echo("IndexNow: first run, nothing sent (--indexnow-all sends every URL)")
         return 0
     host = urllib.parse.urlsplit(base_url).hostname or ""
-    counts = (f"{len(changes.added)} added, {len(changes.changed)} changed, "
-              f"{len(changes.removed)} removed")
+    counts = (f"{len(changes.added):,} added, {len(changes.changed):,} changed, "
+              f"{len(changes.removed):,} removed")
     endpoint_host = urllib.parse.urlsplit(plan.endpoint).netloc
     if plan.dry_run:
         for kind, urls in (("added", changes.added), ("changed", changes.changed),
                            ("removed", changes.removed)):
             for url in urls:
                 click.echo(f"{kind}\t{url}")
-        echo(f"IndexNow dry run: {len(changes)} URL(s) would be sent to {endpoint_host} "
+        echo(f"IndexNow dry run: {len(changes):,} URL(s) would be sent to {endpoint_host} "
              f"({counts})")
         return 0
     if not changes:
@@ -180,7 +180,7 @@ def announce(plan: IndexNowPlan, previous: PreviousSitemap, *,
         sent = submit(Submission(plan.endpoint, host, plan.key, plan.key_location,
                                  user_agent, rule=rule), changes.urls())
     except IndexNowError as exc:
-        return failure.fail(f"IndexNow: {exc} ({exc.sent} of {len(changes)} URL(s) sent)",
+        return failure.fail(f"IndexNow: {exc} ({exc.sent:,} of {len(changes):,} URL(s) sent)",
                             EXIT_INDEXNOW)
     echo(f"IndexNow: {sent} URL(s) sent to {endpoint_host} ({counts})")
     return 0

@@ -216,8 +216,8 @@ def status_line(result: CrawlResult, concurrency: int, max_pages: int | None = N
     left = (known - stats.fetched) / rate if rate and stats.fetched >= 20 else None
     return (
         f"{clock(elapsed)} · {pages} · "
-        f"queued {stats.queued} · in flight {min(stats.in_flight, concurrency)} · "
-        f"listed {stats.listed} · errors {stats.errors} · {rate:.0f} pages/s"
+        f"queued {stats.queued:,} · in flight {min(stats.in_flight, concurrency):,} · "
+        f"listed {stats.listed:,} · errors {stats.errors:,} · {rate:,.0f} pages/s"
         + (f" · rendered {rendered:,}" if rendered is not None else "")
         + (f" · about {clock(left)} left" if left is not None else "")
     )

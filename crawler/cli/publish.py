@@ -137,8 +137,8 @@ class _ShrinkRule:
                           EXIT_START_URL)
         if not self.allowed and count * 2 < self.total:
             raise Failure(
-                f"refusing to replace a sitemap of {self.total} URLs with one of "
-                f"{count} (more than half gone: an outage or a login wall?); previous "
+                f"refusing to replace a sitemap of {self.total:,} URLs with one of "
+                f"{count:,} (more than half gone: an outage or a login wall?); previous "
                 "output kept; use --allow-shrink if the site really shrank", EXIT_SHRINK)
 
     def judge_sections(self, counts: dict[str, int]) -> None:

@@ -139,17 +139,17 @@ def seed_lines(result: CrawlResult) -> list[str]:
     lines = []
     for name, counts in result.seeds.items():
         option = "--" + name.replace("_", "-")
-        line = f"{option}: {counts.given} URL(s)"
+        line = f"{option}: {counts.given:,} URL(s)"
         if counts.source is not None:
             line += f" (sitemaps found by {counts.source})"
         if counts.judging:
-            line += f", {counts.listed} listed, {counts.refused} refused"
+            line += f", {counts.listed:,} listed, {counts.refused:,} refused"
             if (others := counts.given - counts.listed - counts.refused) > 0:
-                line += f", {others} already reached by links or skipped"
+                line += f", {others:,} already reached by links or skipped"
             line += "".join(f"; {item['reason']}: {item['url']}"
                             for item in counts.refused_examples[:3])
         if counts.invalid:
-            line += (f"; {counts.invalid} line(s) not an absolute http(s) URL, skipped "
+            line += (f"; {counts.invalid:,} line(s) not an absolute http(s) URL, skipped "
                      f"({counts.invalid_examples[0]})")
         lines.append(line)
     return lines
@@ -161,7 +161,7 @@ def print_summary(display: CrawlDisplay, result: CrawlResult, written: WriteResu
     for line in seed_lines(result):
         display.console.print(line, markup=False)
     if stats.videos_left_out:
-        display.console.print(f"{stats.videos_left_out} video(s) left out of the sitemap: a "
+        display.console.print(f"{stats.videos_left_out:,} video(s) left out of the sitemap: a "
                               "thumbnail, title, description or file missing (--report: "
                               "incomplete-videos)", markup=False)
     asked, used = result.crawl_delay_asked, result.crawl_delay_used
@@ -170,7 +170,7 @@ def print_summary(display: CrawlDisplay, result: CrawlResult, written: WriteResu
                               "(--max-crawl-delay)", markup=False)
     if result.workers_added_at is not None:
         display.console.print(
-            f"worker processes added at page {result.workers_added_at}: the crawl was large "
+            f"worker processes added at page {result.workers_added_at:,}: the crawl was large "
             "and CPU-bound (--workers auto)", markup=False)
     rate = stats.fetched / elapsed if elapsed > 0 else 0.0
     skipped, estimated = skipped_counts(result)

@@ -169,11 +169,11 @@ def _look_at(report: Path) -> None:
         assert since.locator('[data-change="new-broken-links"]').inner_text() == "2"
         assert since.locator('[data-change="removed-pages"]').inner_text() == "2"
         assert since.locator("#changed tbody tr").count() == 4
+        page.screenshot(path=str(shots / "audit-since.png"), full_page=False)
         since.locator('a[href="#removed-pages"]').click()  # unfolds its table, once the
         removed = since.locator("#removed-pages tbody tr", has_text="/noindex.html")
         removed.wait_for(state="visible")  # hashchange has come
         assert "404" in removed.inner_text()
-        page.screenshot(path=str(shots / "audit-since.png"), full_page=False)
 
 
 def test_the_state_keeps_the_last_audit_to_compare_with(tmp_path: Path) -> None:
