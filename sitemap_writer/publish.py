@@ -31,6 +31,8 @@ SECTION_NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}")
 # the files a run writes and the next one prunes when it does not write them again
 SHARD_FILE = re.compile(r"sitemap-((?P<section>[a-z][a-z0-9_-]{0,39})-)?\d{5}\.xml(\.gz)?"
                         r"|sitemap-news\.xml")
+# the HTML view's pages (sitemap_writer.html_view): pruned like the shards they show
+VIEW_FILE = re.compile(r"sitemap(-[a-z][a-z0-9_-]{0,39})?(-\d{5})?\.html")
 FILE_MODE = 0o644
 
 
@@ -125,7 +127,8 @@ def publish(stage: Path, out_dir: Path, names: Sequence[str]) -> Published:
             result.changed.append(name)
         current = set(names)
         for path in sorted(out_dir.iterdir()):
-            if SHARD_FILE.fullmatch(path.name) and path.name not in current:
+            if (SHARD_FILE.fullmatch(path.name) or VIEW_FILE.fullmatch(path.name)) and (
+                    path.name not in current):
                 path.unlink()
                 result.removed.append(path.name)
         _fsync_dir(out_dir)

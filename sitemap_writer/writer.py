@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 from sitemap_writer.entry import MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP, SitemapEntry
 from sitemap_writer.errors import InvalidEntry, OutputError, SitemapError
+from sitemap_writer.html_view import VIEW_FILE, HtmlView
 from sitemap_writer.index import INDEX_NAME, index_bytes
 from sitemap_writer.news import MAX_NEWS_URLS, NEWS_NAME, NewsEntry, news_bytes
 from sitemap_writer.publish import (
@@ -31,7 +33,8 @@ def writes_or_prunes(name: str) -> bool:
     """Is a file of this name in the output directory the writer's to replace or
     remove? Anything else kept there (a state file, a report) must not be."""
     return (name in (INDEX_NAME, ROBOTS_NAME, STYLESHEET_NAME)
-            or SHARD_FILE.fullmatch(name) is not None or name.startswith(STAGING_PREFIX))
+            or SHARD_FILE.fullmatch(name) is not None or VIEW_FILE.fullmatch(name) is not None
+            or name.startswith(STAGING_PREFIX))
 
 
 def is_url_shard(name: str) -> bool:
@@ -104,6 +107,7 @@ def write_sitemaps(
     section_of: Callable[[str], str] | None = None,
     sections: Sequence[str] = (),
     before_publish_sections: Callable[[dict[str, int]], None] | None = None,
+    html: bool = False,
 ) -> WriteResult:
     """Write shards, the index and robots.txt into ``out_dir``, atomically.
 
@@ -129,6 +133,9 @@ def write_sitemaps(
     The index lists the sections in the order of ``sections``, then any other in
     name order. ``before_publish_sections`` is called like ``before_publish``, with
     the URLs of each section written.
+
+    ``html``: also write ``sitemap.html`` and a page a shard, the sitemaps as a
+    person reads them (:mod:`sitemap_writer.html_view`; the CLI's default).
     """
     _check_caps(max_urls, max_bytes)
     for name in sections:
@@ -138,7 +145,8 @@ def write_sitemaps(
                write_robots=write_robots,
                extras=_Extras(alternates, images, stylesheet, videos), news=news or [],
                before_publish=before_publish,
-               split=_Split(section_of, tuple(sections), before_publish_sections))
+               split=_Split(section_of, tuple(sections), before_publish_sections),
+               html=html)
     try:
         return _write(entries, job)
     except OSError as exc:  # a full disk, mostly: the staging directory is gone already
@@ -213,11 +221,13 @@ class _Job:
     news: list[NewsEntry]
     before_publish: Callable[[int], None] | None
     split: _Split
+    html: bool = False
 
 
 def _write(entries: Iterable[SitemapEntry], job: _Job) -> WriteResult:
     with staging(job.out) as stage:
-        count = _write_shards(entries, job, stage)
+        view = HtmlView(stage) if job.html else None
+        count = _write_shards(entries, job, stage, view)
         written, sections = job.split.close()
         if job.split.judge is not None and job.split.section_of is not None:
             job.split.judge(sections)
@@ -226,11 +236,15 @@ def _write(entries: Iterable[SitemapEntry], job: _Job) -> WriteResult:
         if not written:
             raise SitemapError("no URL to write: a sitemap must hold at least one <url>")
         names = _write_beside(written, job, stage)
+        if view is not None:  # before the index, which is published last
+            names[-1:-1] = view.write(written, sections, datetime.now(UTC),
+                                      job.base + INDEX_NAME)
         published = publish(stage, job.out, names)
     return WriteResult(job.base + INDEX_NAME, count, written, published, sections)
 
 
-def _write_shards(entries: Iterable[SitemapEntry], job: _Job, stage: Path) -> int:
+def _write_shards(entries: Iterable[SitemapEntry], job: _Job, stage: Path,
+                  view: HtmlView | None) -> int:
     """Stream the entries into their shards (one set a section); the URLs written."""
     extras, split = job.extras, job.split
     head = urlset_head(alternates=extras.alternates, images=extras.images,
@@ -248,7 +262,10 @@ def _write_shards(entries: Iterable[SitemapEntry], job: _Job, stage: Path) -> in
         if entry.loc <= previous:
             raise InvalidEntry(f"entries must be sorted and unique: {entry.loc}")
         previous = entry.loc
-        (single or split.writer_for(entry.loc, make)).add(entry)
+        writer = single or split.writer_for(entry.loc, make)
+        writer.add(entry)
+        if view is not None:
+            view.add(writer.section, entry)
         count += 1
     return count
 

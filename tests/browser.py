@@ -99,3 +99,22 @@ def browser_page() -> Iterator[Any]:
         finally:
             with contextlib.suppress(Exception):
                 context.close()
+
+
+@contextmanager
+def page_without_xslt(*, javascript: bool = True) -> Iterator[Any]:
+    """A page in a Chromium of its own with XSLT turned off (``--disable-features=XSLT``,
+    what Chrome's 2026 releases do by default), and JavaScript on or off."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=chromium_path(),
+            args=[flag for flag in CHROMIUM_FLAGS if flag != "--headless"]
+            + ["--disable-features=XSLT"])
+        try:
+            context = browser.new_context(viewport={"width": 1100, "height": 800},
+                                          java_script_enabled=javascript)
+            yield context.new_page()
+        finally:
+            browser.close()

@@ -27,7 +27,14 @@ from crawler.cli.notify import Echo, notify
 from crawler.cli.progress import CrawlDisplay
 from crawler.cli.publish import list_pages, publish, report_crawl
 from crawler.cli.sitemaps import print_summary
-from sitemap_writer import MAX_NEWS_URLS, NEWS_NAME, OutputError, WriteResult, output_lock
+from sitemap_writer import (
+    BUILTIN_STYLESHEET,
+    MAX_NEWS_URLS,
+    NEWS_NAME,
+    OutputError,
+    WriteResult,
+    output_lock,
+)
 
 if TYPE_CHECKING:
     from crawler.cli.indexnow_run import PreviousSitemap
@@ -98,6 +105,12 @@ def _say_published(display: CrawlDisplay, listing: Listing, written: WriteResult
                               + (f" in {NEWS_NAME}" if articles else
                                  f" ({NEWS_NAME} not written)"), markup=False)
     print_summary(display, listing.result, written, elapsed, plan.publish.out_dir)
+    if plan.publish.stylesheet == BUILTIN_STYLESHEET:
+        display.console.print(
+            "--stylesheet builtin: browsers are dropping XSLT (Chrome turns it off in its 2026 "
+            "releases); " + (f"read the sitemaps in {plan.publish.out_dir / 'sitemap.html'}, "
+                            "which needs none" if plan.publish.html else
+                            "--html writes sitemap.html, which needs none"), markup=False)
     sections = listing.options.sections
     if sections is not None and sections.note:
         display.console.print(sections.note, markup=False)

@@ -60,6 +60,7 @@ class PublishOptions:
     compressed: bool
     allow_shrink: bool
     stylesheet: str | None
+    html: bool = True  # sitemap.html and a page a shard (sitemap_writer.html_view)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +103,7 @@ def plan_crawl(options: dict[str, Any]) -> CrawlPlan:
     stylesheet = options.pop("stylesheet", None)
     writer = {name: options.pop(name) for name in (
         "max_urls_per_sitemap", "max_bytes_per_sitemap", "compressed", "allow_shrink")}
+    writer["html"] = options.pop("html", True)
     config = crawl_config(options.pop("start_url"), options)
     if stylesheet is not None and stylesheet != BUILTIN and not _ABSOLUTE_OR_PATH.match(
             stylesheet):
@@ -129,7 +131,8 @@ def _publish_options(options: dict[str, Any], out_dir: Path, stylesheet: str | N
                       f"(got {max_bytes})", EXIT_USAGE)
     return PublishOptions(out_dir=out_dir, max_urls=max_urls, max_bytes=max_bytes,
                           compressed=options["compressed"],
-                          allow_shrink=options["allow_shrink"], stylesheet=stylesheet)
+                          allow_shrink=options["allow_shrink"], stylesheet=stylesheet,
+                          html=options.pop("html", True))
 
 
 def _notify_plan(options: dict[str, Any]) -> NotifyPlan:

@@ -29,8 +29,9 @@ _POLITENESS = ("--concurrency", "--rate", "--delay", "--workers", "--timeout", "
 _ACCESS = ("--auth-env", "--auth", "--header-env", "--header", "--cookie-env", "--cookie")
 _SITEMAP = ("--base-url", "--gzip", "--section", "--sections", "--lastmod", "--hreflang",
             "--hreflang-external", "--images", "--videos", "--news", "--changefreq",
-            "--priority", "--stylesheet", "--max-urls-per-sitemap", "--max-bytes-per-sitemap",
-            "--drop-duplicates", "--allow-shrink", "--soft-404", "--ignore-selector", "--links")
+            "--priority", "--html", "--stylesheet", "--max-urls-per-sitemap",
+            "--max-bytes-per-sitemap", "--drop-duplicates", "--allow-shrink", "--soft-404",
+            "--ignore-selector", "--links")
 _RENDERING = ("--render", "--render-timeout", "--render-concurrency", "--browser")
 _CHECKS = ("--compare-sitemap", "--max-orphans", "--check-external", "--check-fragments",
            "--max-external", "--external-deadline", "--external-timeout", "--external-rate",

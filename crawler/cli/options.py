@@ -270,6 +270,9 @@ SITEMAP_OPTIONS = [
     click.option("--hreflang-external", is_flag=True,
                   help="Also write alternates outside the crawl's scope, as pages declare them "
                   "(they cannot be verified)."),
+    click.option("--html/--no-html", "html", default=True, show_default=True,
+                  help="Also write sitemap.html and a page a shard: the sitemaps as a person "
+                  "reads them, in any browser, from file:// or over HTTP, with no XSLT."),
     click.option("--stylesheet", metavar="URL|builtin",
                   help="Add <?xml-stylesheet?> for this XSL URL to every sitemap, or 'builtin' "
                   "to write our own sitemap.xsl beside them."),

@@ -116,7 +116,7 @@ def publish(listing: Listing, options: PublishOptions, *, robots_txt: bytes | No
         stylesheet=options.stylesheet, news=listing.articles, before_publish=shrink.judge,
         section_of=sections.section_of if sections is not None else None,
         sections=sections.order if sections is not None else (),
-        before_publish_sections=shrink.judge_sections)
+        before_publish_sections=shrink.judge_sections, html=options.html)
 
 
 class _ShrinkRule:

@@ -18,13 +18,13 @@ from sitemap_writer import (
     MAX_IMAGES_PER_URL,
     MAX_LOC_LENGTH,
     NEWS_LANGUAGE,
-    NEWS_NAME,
     InvalidEntry,
     NewsEntry,
     SitemapEntry,
     SitemapError,
     Video,
     WriteResult,
+    is_url_shard,
     normalize_base_url,
 )
 
@@ -174,8 +174,7 @@ def print_summary(display: CrawlDisplay, result: CrawlResult, written: WriteResu
             "and CPU-bound (--workers auto)", markup=False)
     rate = stats.fetched / elapsed if elapsed > 0 else 0.0
     skipped, estimated = skipped_counts(result)
-    changed = [name for name in written.published.changed
-               if name.startswith("sitemap-") and name != NEWS_NAME]
+    changed = [name for name in written.published.changed if is_url_shard(name)]
     display.console.print(
         f"crawled {stats.fetched:,} pages in {elapsed:.1f}s ({rate:,.0f} pages/s, "
         f"{stats.not_modified:,} not modified): {written.url_count:,} listed, "

@@ -169,7 +169,7 @@ def test_sharding_with_tiny_limits_through_the_cli(tmp_path: Path) -> None:
         assert run.code == 0, run.stderr
         written = read_sitemaps(tmp_path, site.url + "/")
         assert written.shard_counts == [20, 11]
-        shards = sorted(p.name for p in tmp_path.glob("sitemap-*"))
+        shards = sorted(p.name for p in tmp_path.glob("sitemap-*.xml*"))
         assert len(shards) == len(written.index_locs) == 2
 
 

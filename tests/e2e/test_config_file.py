@@ -46,7 +46,7 @@ def test_a_config_file_drives_a_crawl_from_cron(tmp_path: Path) -> None:
         assert run.stdout == run.stderr == ""  # quiet = true
         out = jobs / "public"
         assert sorted(p.name for p in out.iterdir()) == [
-            "robots.txt", "sitemap-00001.xml", "sitemap_index.xml"]
+            "robots.txt", "sitemap-00001.xml", "sitemap.html", "sitemap_index.xml"]
         assert list(home.iterdir()) == []
         listed = [loc.removeprefix(site.url) for loc in read_sitemaps(out, site.url + "/").locs]
         assert "/cart/" not in listed and "/tag/red.html" not in listed

@@ -100,7 +100,7 @@ def test_sections_keep_videos_in_their_shards_and_news_in_one_file(tmp_path: Pat
     assert run.code == 0, run.stderr
     written = read_sitemaps(out, site.url + "/", videos=True)
     assert len(written.locs) == 7
-    assert sorted(path.name for path in out.glob("sitemap-*")) == [
+    assert sorted(path.name for path in out.glob("sitemap-*.xml*")) == [
         "sitemap-news-00001.xml", "sitemap-news.xml", "sitemap-other-00001.xml",
         "sitemap-watch-00001.xml"]
     watch = etree.parse(str(out / "sitemap-watch-00001.xml")).getroot()

@@ -222,5 +222,5 @@ def test_sections_from_a_config_file(tmp_path: Path) -> None:
         run = run_cli("crawl", "--config", str(config))
     assert run.code == 0, run.stderr
     assert "sections: docs 3, blog 4, other 7" in run.stderr
-    assert sorted(path.name for path in (tmp_path / "out").glob("sitemap-*")) == [
+    assert sorted(path.name for path in (tmp_path / "out").glob("sitemap-*.xml*")) == [
         "sitemap-blog-00001.xml.gz", "sitemap-docs-00001.xml.gz", "sitemap-other-00001.xml.gz"]

@@ -57,7 +57,7 @@ def test_the_tutorial_runs_as_written(tmp_path: Path) -> None:
                 continue  # shortened on the page
             assert re.search(_shown(line), every), line
     written = sorted(path.name for path in (tmp_path / "public").iterdir())
-    assert written == ["robots.txt", "sitemap-00001.xml.gz", "sitemap_index.xml"]
+    assert written == ["robots.txt", "sitemap-00001.xml.gz", "sitemap.html", "sitemap_index.xml"]
     robots = (tmp_path / "public" / "robots.txt").read_text()
     assert f"Sitemap: {site.url}/sitemap_index.xml" in robots
     assert (tmp_path / "audit.html").exists() and (tmp_path / "audit-2.html").exists()
