@@ -111,13 +111,12 @@ def write_sitemaps(
 ) -> WriteResult:
     """Write shards, the index and robots.txt into ``out_dir``, atomically.
 
-    ``entries`` must be sorted by ``loc`` with no repeats (the caller owns
-    the order; the writer streams and only checks it), and every ``loc`` must
-    sit under ``base_url``'s directory, where the files will be served.
+    ``entries`` must be sorted by ``loc`` with no repeats (the writer streams and only
+    checks it), each ``loc`` under ``base_url``'s directory, where files are served.
     ``alternates``, ``images`` and ``videos`` declare the hreflang, image and
     video namespaces on every shard (say so when any entry carries them).
-    ``news``: the articles of the News sitemap, written as ``sitemap-news.xml``
-    and named in the index; when there are none, an earlier one is removed. ``stylesheet`` is an
+    ``news``: the articles of the News sitemap, written as ``sitemap-news.xml`` and
+    named in the index (an earlier one removed when none). ``stylesheet`` is an
     XSL URL for ``<?xml-stylesheet?>``, or ``"builtin"``: our own
     ``sitemap.xsl``, written beside the sitemaps and named relatively (a
     browser applies only a stylesheet of the sitemap's own origin).
@@ -132,10 +131,7 @@ def write_sitemaps(
     caps), so a section whose entries did not change keeps its files byte for byte.
     The index lists the sections in the order of ``sections``, then any other in
     name order. ``before_publish_sections`` is called like ``before_publish``, with
-    the URLs of each section written.
-
-    ``html``: also write ``sitemap.html`` and a page a shard, the sitemaps as a
-    person reads them (:mod:`sitemap_writer.html_view`; the CLI's default).
+    the URLs of each section written. ``html``: ``sitemap.html`` too (:mod:`.html_view`).
     """
     _check_caps(max_urls, max_bytes)
     for name in sections:

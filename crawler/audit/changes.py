@@ -21,7 +21,7 @@ sitemap membership, and each finding's items by identity. Comparing two gives:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +41,8 @@ class Snapshot:
     start_url: str
     pages: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     items: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    # the live sitemap's lastmod of each URL it dated (--compare-sitemap)
+    live: dict[str, str] = field(default_factory=dict)
 
 
 def item_key(item: dict[str, Any]) -> str:
@@ -69,7 +71,7 @@ def from_report(document: dict[str, Any]) -> Snapshot:
 def dumps(taken: Snapshot) -> str:
     """A snapshot as text, for the state file."""
     return json.dumps({"version": SNAPSHOT_VERSION, "start_url": taken.start_url,
-                       "pages": taken.pages, "items": taken.items},
+                       "pages": taken.pages, "items": taken.items, "live": taken.live},
                       separators=(",", ":"), ensure_ascii=False)
 
 
@@ -80,7 +82,7 @@ def loads(text: str) -> Snapshot | None:
         return None
     return Snapshot(data["start_url"], {url: tuple(values)
                                         for url, values in data["pages"].items()},
-                    data["items"])
+                    data["items"], data.get("live", {}))
 
 
 def _fails(values: tuple[Any, ...] | None) -> bool:
@@ -120,3 +122,15 @@ def compare(before: Snapshot, now: Snapshot) -> dict[str, list[dict[str, Any]]]:
         found[f"fixed-{name}"] = [item for key, item in old_items.items()
                                   if key not in new_items]
     return found
+
+
+def lastmods_moved(before: Snapshot, now: Snapshot, changed: Callable[[str], bool | None]
+                   ) -> list[dict[str, Any]]:
+    """The live sitemap's lastmods that moved since the last audit while the page's
+    content did not (``changed``: what ``--state`` saw, None when it cannot say): a
+    sitemap stamping its build time on every entry, which search engines learn to
+    ignore."""
+    return [{"url": url, "lastmod": lastmod, "lastmod_before": before.live[url],
+             "problem": "moved-without-change"}
+            for url, lastmod in sorted(now.live.items())
+            if before.live.get(url) not in (None, lastmod) and changed(url) is False]

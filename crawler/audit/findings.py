@@ -126,6 +126,10 @@ class _PageFindings:
         if record.video_problems and record.verdict is Verdict.LISTED:
             self.lists["incomplete-videos"].append(
                 {"url": record.url, "problems": list(record.video_problems)})
+        if record.lastmod_note is not None:
+            problem, before, now = record.lastmod_note
+            self.lists["misleading-last-modified"].append(
+                {"url": record.url, "problem": problem, "before": before, "now": now})
         if record.structured_errors:
             self.lists["structured-data-errors"].append(
                 {"url": record.url, "types": list(record.structured_types),
@@ -203,6 +207,7 @@ class _PageFindings:
             "multiple-h1": _by_url(lists["multiple-h1"]),
             "structured-data-errors": _by_url(lists["structured-data-errors"]),
             "incomplete-videos": _by_url(lists["incomplete-videos"]),
+            "misleading-last-modified": _by_url(lists["misleading-last-modified"]),
         }
 
 
@@ -231,6 +236,8 @@ def _not_checked(result: CrawlResult, rendered: bool) -> list[tuple[tuple[str, .
                         "no sitemap"))
     if not rendered:
         missing.append((RENDER_FINDINGS, "--render never"))
+    if not result.state_kept:
+        missing.append((("misleading-last-modified",), "no --state: nothing to compare with"))
     if not result.soft_404_probes:
         missing.append((("soft-404",), "--no-soft-404"))
     return missing

@@ -12,7 +12,7 @@ EXTERNAL_FINDINGS = ("broken-external-links", "redirected-external-links",
                      "unchecked-external-links", "expiring-certificates", "broken-fragments")
 # what pages say of themselves (read for every audit)
 PAGE_FINDINGS = ("missing-descriptions", "duplicate-descriptions", "missing-h1", "multiple-h1",
-                 "structured-data-errors", "incomplete-videos")
+                 "structured-data-errors", "incomplete-videos", "misleading-last-modified")
 # --render: what JavaScript changed (crawler.audit.render_findings)
 RENDER_FINDINGS = ("rendered-links", "render-changes", "render-errors")
 FINDINGS = ("broken-links", "redirected-links", "soft-404", "duplicates", "canonical-problems",

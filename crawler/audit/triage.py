@@ -174,6 +174,14 @@ TRIAGE: dict[str, Triage] = {
         "Changes JavaScript makes", "notice",
         "A canonical, robots or title that JavaScript changes is read two ways.",
         "Serve the final value in the HTML itself."),
+    "misleading-last-modified": Triage(
+        "Last-Modified that misleads", "warning",
+        "Search engines use a sitemap's lastmod only while it is consistently accurate: a "
+        "server that restamps pages whose content did not change (a build time), or keeps "
+        "the date of pages whose content did, teaches them to ignore it.",
+        "Send Last-Modified from when the content last changed. Meanwhile crawl with "
+        "--state: where the header misleads, the sitemap gets the content's own change "
+        "time."),
     "soft-404": Triage(
         "Soft 404s", "error",
         "These URLs answer 200 (or redirect to the home page) but are a \"not found\" "

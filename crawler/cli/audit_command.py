@@ -18,9 +18,16 @@ from crawler.audit.names import CHANGES, FINDINGS
 from crawler.audit.triage import SEVERITIES, fix_first
 from crawler.cli import failure
 from crawler.cli.crawl_site import crawl_site, internal_errors
-from crawler.cli.failure import EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OUTPUT, Failure
+from crawler.cli.failure import (
+    EXIT_FINDINGS,
+    EXIT_INTERRUPTED,
+    EXIT_OUTPUT,
+    EXIT_USAGE,
+    Failure,
+)
 from crawler.cli.progress import CrawlDisplay
 from crawler.cli.report_files import check_paths, check_reports, report_dirs, write_reports
+from crawler.cli.run_record import RunOutcome, keep
 from crawler.cli.sections import Sections, choose_auto, parse_sections
 from crawler.cli.sitemaps import seed_lines
 from crawler.cli.wiring import crawl_config, findings_named
@@ -43,18 +50,35 @@ class AuditPlan:
     previous: dict[str, Any] | None  # what that report (or the state) says
     state: Path | None  # --state: the last audit kept there, this one kept next
     sections: Sections | None = None  # --section, --sections auto: counts by section
+    keep_runs: int = 100  # --keep-runs: the runs --state keeps in its history
     written: list[Path] = field(default_factory=list)  # every file the reports wrote
 
 
 def audit_command(display: CrawlDisplay, options: dict[str, Any], *, quiet: bool) -> int:
     """``audit``: the exit code of the whole run (6 for a finding --fail-on names)."""
     plan = plan_audit(options)
+    outcome = RunOutcome("audit")
     started = time.monotonic()
     result = crawl_or_what_is_known(display, plan, started)
     found = report_audit(display, result, plan)
     if not quiet and not result.interrupted:  # then the one line of audit_exit says it all
         say_audited(display, result, found, plan, time.monotonic() - started)
-    return audit_exit(result, found, plan)
+    outcome.exit_code = audit_exit(result, found, plan)
+    if plan.config.state_path is not None:
+        outcome.found, outcome.reports = found, [str(path) for path in plan.written]
+        outcome.by_section = _by_section(result, found, plan.sections)
+        keep(Path(plan.config.state_path), result, outcome, plan.keep_runs)
+    return outcome.exit_code
+
+
+def _by_section(result: CrawlResult, found: dict[str, dict[str, Any]],
+                sections: Sections | None) -> list[dict[str, Any]] | None:
+    if sections is None or not sections.split:
+        return None
+    from crawler.audit.by_section import count_by_section
+
+    return count_by_section(found, (record.url for record in result.records),
+                            sections.section_of, sections.order)
 
 
 def plan_audit(options: dict[str, Any]) -> AuditPlan:
@@ -65,6 +89,9 @@ def plan_audit(options: dict[str, Any]) -> AuditPlan:
     wanted = findings_named(options.pop("fail_on"))
     compare_with = options.pop("compare_with", None)
     keep_duplicates = options.pop("keep_duplicates", False)
+    keep_runs = options.pop("keep_runs", 100)
+    if keep_runs < 1:
+        raise Failure(f"--keep-runs must be 1 or more (got {keep_runs})", EXIT_USAGE)
     sections = parse_sections(options.pop("section", ()), options.pop("sections_mode", "none"))
     config = crawl_config(options.pop("start_url"),
                           {**options, "audit": True, "command": "audit"})
@@ -79,7 +106,7 @@ def plan_audit(options: dict[str, Any]) -> AuditPlan:
     return AuditPlan(config, reports, fail_on=wanted, keep_duplicates=keep_duplicates,
                      compare_with=compare_with, previous=previous,
                      state=Path(config.state_path) if config.state_path is not None else None,
-                     sections=sections)
+                     sections=sections, keep_runs=keep_runs)
 
 
 def crawl_or_what_is_known(display: CrawlDisplay, plan: AuditPlan, started: float

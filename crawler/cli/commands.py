@@ -118,6 +118,22 @@ def audit_command(**options: Any) -> int:
     return run_command(audit=True, **options)
 
 
+@cli.command("history")
+@click.argument("state", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--last", type=click.IntRange(1), default=20, show_default=True,
+              help="How many of the most recent runs.")
+@click.option("--report", "reports", multiple=True, type=click.Path(path_type=Path),
+              help="Write them instead: .html (trend charts and each run's changes, one "
+              "self-contained page), .json or .csv (repeatable).")
+def history_command(state: Path, last: int, reports: tuple[Path, ...]) -> int:
+    """The last runs the --state file STATE kept: when, how long, pages fetched and
+    listed, what was added, removed and changed, errors, findings, and whether each
+    published."""
+    from crawler.cli.history_command import show_history
+
+    return show_history(state, last, reports)
+
+
 @cli.command("enqueue")
 @click.argument("configs", nargs=-1, required=True, metavar="CONFIG.toml...")
 @click.option("--redis", "redis_url", required=True, metavar="URL",

@@ -26,6 +26,8 @@ from crawler.cli.failure import EXIT_OUTPUT, Failure
 from crawler.cli.notify import Echo, notify
 from crawler.cli.progress import CrawlDisplay
 from crawler.cli.publish import list_pages, publish, report_crawl
+from crawler.cli.run_changes import RunChanges, run_changes, say_changes, write_changes
+from crawler.cli.run_record import RunOutcome, keep
 from crawler.cli.sitemaps import print_summary
 from sitemap_writer import (
     BUILTIN_STYLESHEET,
@@ -39,24 +41,76 @@ from sitemap_writer import (
 if TYPE_CHECKING:
     from crawler.cli.indexnow_run import PreviousSitemap
     from crawler.cli.publish import Listing
+    from crawler.engine.result import CrawlResult
 
 
 def crawl_command(display: CrawlDisplay, options: dict[str, Any], *, quiet: bool) -> int:
     """``crawl``: the exit code of the whole run."""
     plan = plan_crawl(options)
+    outcome = RunOutcome("crawl")
     with _holding(plan.publish.out_dir):  # one run at a time writes into a directory
         started = time.monotonic()
         result = crawl_site(display, plan.config)
         listing = list_pages(result, plan.listing, plan.config.hints(), plan.config.hreflang)
-        report_crawl(plan.reports, listing)
-        with _published_before(plan) as previous:  # what IndexNow compares with
-            written = publish(listing, plan.publish, robots_txt=result.robots_txt,
-                              write_robots=result.robots_txt_withheld is None)
-            _keep_published(plan, result.robots_txt_withheld, written)
+        outcome.found = report_crawl(plan.reports, listing) or None
+        outcome.reports = [str(path) for path in plan.reports]
+        with _published_before(plan) as previous:  # what IndexNow and the summary compare
+            written = _publish(plan, listing, result, outcome)
+            outcome.changes = _changes(plan, previous, listing)
             if not quiet:
                 _say_published(display, listing, written, time.monotonic() - started, plan)
+                if outcome.changes is not None and plan.config.state_path is not None:
+                    say_changes(_echo(display), outcome.changes, written.index_url,
+                                listing.options.base)
             echo = _silent if quiet else _echo(display)
-            return notify(plan, listing, written, previous, echo) or internal_errors(result)
+            code = notify(plan, listing, written, previous, _heard(echo, outcome))
+            outcome.exit_code = code or internal_errors(result)
+            _keep_history(plan, result, outcome)
+            return outcome.exit_code
+
+
+def _publish(plan: CrawlPlan, listing: Listing, result: CrawlResult, outcome: RunOutcome
+             ) -> WriteResult:
+    """The sitemaps published; refused (the shrink rule, a full disk), the history says
+    why before the run ends with it."""
+    try:
+        written = publish(listing, plan.publish, robots_txt=result.robots_txt,
+                          write_robots=result.robots_txt_withheld is None)
+    except Failure as exc:
+        outcome.published, outcome.refused, outcome.exit_code = False, str(exc), exc.code
+        _keep_history(plan, result, outcome)
+        raise
+    outcome.published = True
+    _keep_published(plan, result.robots_txt_withheld, written)
+    return written
+
+
+def _changes(plan: CrawlPlan, previous: PreviousSitemap | None, listing: Listing
+             ) -> RunChanges | None:
+    """What the run changed (with --state or --changes), written to --changes."""
+    if plan.config.state_path is None and plan.changes is None:
+        return None
+    changes = run_changes(previous, listing.entries(), listing.result.listed())
+    if plan.changes is not None:
+        try:
+            write_changes(plan.changes, changes)
+        except OSError as exc:
+            raise Failure(f"cannot write --changes {plan.changes}: {exc.strerror}",
+                          EXIT_OUTPUT) from None
+    return changes
+
+
+def _keep_history(plan: CrawlPlan, result: CrawlResult, outcome: RunOutcome) -> None:
+    if plan.config.state_path is not None:
+        keep(Path(plan.config.state_path), result, outcome, plan.keep_runs)
+
+
+def _heard(echo: Echo, outcome: RunOutcome) -> Echo:
+    """The notifications' lines said, and kept for the history."""
+    def both(line: str) -> None:
+        outcome.notifications.append(line)
+        echo(line)
+    return both
 
 
 @contextlib.contextmanager
@@ -70,8 +124,10 @@ def _holding(out_dir: Path) -> Iterator[None]:
 
 @contextlib.contextmanager
 def _published_before(plan: CrawlPlan) -> Iterator[PreviousSitemap | None]:
-    """The sitemap published before this run (for IndexNow only), let go at the end."""
-    if plan.notify.indexnow is None:
+    """The sitemap published before this run (for IndexNow and what changed), let go at
+    the end."""
+    if plan.notify.indexnow is None and plan.config.state_path is None and (
+            plan.changes is None):
         yield None
         return
     from crawler.cli.indexnow_run import PreviousSitemap

@@ -78,6 +78,8 @@ class CrawlPlan:
     publish: PublishOptions
     reports: tuple[Path, ...]
     notify: NotifyPlan
+    changes: Path | None = None  # --changes FILE: every change of the run (.json, .csv)
+    keep_runs: int = 100  # --keep-runs: the runs --state keeps in its history
 
 
 def plan_crawl(options: dict[str, Any]) -> CrawlPlan:
@@ -88,6 +90,8 @@ def plan_crawl(options: dict[str, Any]) -> CrawlPlan:
     sections = parse_sections(options.pop("section", ()), options.pop("sections_mode", "none"))
     reports: tuple[Path, ...] = options.pop("report_files")
     out_dir: Path = options.pop("out_dir")
+    changes = _changes_path(options.pop("changes_path", None))
+    keep_runs = _keep_runs(options.pop("keep_runs", 100))
     check_reports(reports)
     check_paths(reports, options.get("state_path"), out_dir)
     if options.get("compare_sitemap") not in (None, "off") and not reports:
@@ -114,7 +118,23 @@ def plan_crawl(options: dict[str, Any]) -> CrawlPlan:
                              drop_duplicates is not False, sections, publication)
     publish = _publish_options(writer, out_dir, stylesheet)
     _make_output_dirs(out_dir, reports)
-    return CrawlPlan(config, listing, publish, reports, notify)
+    return CrawlPlan(config, listing, publish, reports, notify, changes=changes,
+                     keep_runs=keep_runs)
+
+
+def _changes_path(given: str | None) -> Path | None:
+    if given is None:
+        return None
+    path = Path(given)
+    if path.suffix.lower() not in (".json", ".csv") or path.is_dir():
+        raise Failure(f"--changes {given}: name a .json or .csv file", EXIT_USAGE)
+    return path
+
+
+def _keep_runs(count: int) -> int:
+    if count < 1:
+        raise Failure(f"--keep-runs must be 1 or more (got {count})", EXIT_USAGE)
+    return count
 
 
 def _publish_options(options: dict[str, Any], out_dir: Path, stylesheet: str | None

@@ -18,7 +18,8 @@ import click
 
 # (group title, long option names in the order shown); an option in no group of its
 # command is shown last, under "Other" (a test keeps that group empty)
-_COMMON_CRAWL = ("--out", "--report", "--max-pages", "--state", "--exclude", "--config")
+_COMMON_CRAWL = ("--out", "--report", "--max-pages", "--state", "--exclude", "--config",
+                 "--changes")
 _COMMON_AUDIT = ("--report", "--fail-on", "--max-pages", "--state", "--exclude", "--config")
 _SCOPE = ("--prefix", "--max-depth", "--include", "--no-list", "--strip-param",
           "--max-query-variants", "--urls", "--from-sitemap", "--follow", "--add-urls",
@@ -39,7 +40,7 @@ _CHECKS = ("--compare-sitemap", "--max-orphans", "--check-external", "--check-fr
 _NOTIFY = ("--indexnow-env", "--indexnow", "--indexnow-key-location", "--indexnow-endpoint",
            "--indexnow-all", "--indexnow-dry-run", "--search-console-env", "--search-console",
            "--search-console-endpoint", "--fail-on-submit")
-_RUN = ("--resume", "--quiet", "--verbose", "--debug", "--help")
+_RUN = ("--resume", "--keep-runs", "--quiet", "--verbose", "--debug", "--help")
 
 GROUPS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
     "crawl": (("Most used", _COMMON_CRAWL), ("Scope: what is crawled", _SCOPE),

@@ -132,6 +132,9 @@ CRAWL_OPTIONS = [
                   help="SQLite file that remembers validators, fingerprints and links "
                   "between runs."),
     click.option("--resume", is_flag=True, help="Continue the interrupted run kept in --state."),
+    click.option("--keep-runs", type=int, default=100, show_default=True,
+                  help="Runs the --state file keeps in its history ('sitemap-crawler "
+                  "history STATE'); older ones are dropped."),
     click.option("--ignore-selector", "ignore_selectors", multiple=True, metavar="CSS",
                   help="Leave matching elements out of change detection (repeatable)."),
     click.option("--exclude", multiple=True, metavar="PATTERN",
@@ -270,6 +273,10 @@ SITEMAP_OPTIONS = [
     click.option("--hreflang-external", is_flag=True,
                   help="Also write alternates outside the crawl's scope, as pages declare them "
                   "(they cannot be verified)."),
+    click.option("--changes", "changes_path", metavar="FILE.json|FILE.csv",
+                  help="Write every URL this run added to or removed from the sitemap, and "
+                  "(with --state) every page whose content changed or whose Last-Modified "
+                  "misleads."),
     click.option("--html/--no-html", "html", default=True, show_default=True,
                   help="Also write sitemap.html and a page a shard: the sitemaps as a person "
                   "reads them, in any browser, from file:// or over HTTP, with no XSLT."),

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from crawler.cli.crawl_plan import ListingOptions, PublishOptions
 from crawler.cli.failure import EXIT_SHRINK, EXIT_START_URL, Failure
@@ -90,11 +91,12 @@ def list_pages(result: CrawlResult, options: ListingOptions, hints: Hints,
                    [asdict(problem) for problem in problems])
 
 
-def report_crawl(reports: tuple[Path, ...], listing: Listing) -> None:
-    """``crawl --report``: the crawl's report files (nothing when none is asked for)."""
+def report_crawl(reports: tuple[Path, ...], listing: Listing) -> dict[str, dict[str, Any]]:
+    """``crawl --report``: the crawl's report files (nothing when none is asked for);
+    the findings, empty without a report."""
     result, sections = listing.result, listing.options.sections
     split = listing.split and bool(reports) and sections is not None
-    write_reports(reports, result, {
+    return write_reports(reports, result, {
         "base_url": listing.options.base, "hreflang": listing.hreflang_problems,
         **({"sections": sections.counts(record.url for record in result.listed())}
            if split and sections is not None else {})},

@@ -136,11 +136,35 @@ def _since_before(found: dict[str, dict[str, Any]], result: CrawlResult, previou
     from crawler.store.state_file import keep_audit_snapshot
 
     now = changes.snapshot(result.start_url, found, iter_rows(result))
+    if result.live_sitemap is not None:
+        now.live = {url: lastmod for url, (lastmod, _sitemap) in
+                    result.live_sitemap.entries.items() if lastmod is not None}
     if previous is not None:
         found.update({name: {"count": len(items), "items": items}
                       for name, items in changes.compare(previous, now).items()})
+        if result.state_kept:  # what --state saw of each page's content
+            _lastmods_moved(found, changes.lastmods_moved(previous, now, _changed(result)))
     if snapshot_to is not None:
         keep_audit_snapshot(snapshot_to, changes.dumps(now))
+
+
+def _changed(result: CrawlResult) -> Any:
+    from crawler.store.record_store import RecordStore
+
+    records = RecordStore.of(result.records)
+
+    def changed(url: str) -> bool | None:
+        record = records.get(url)
+        return record.content_changed if record is not None else None
+    return changed
+
+
+def _lastmods_moved(found: dict[str, dict[str, Any]], moved: list[dict[str, Any]]) -> None:
+    """Lastmods the live sitemap moved without the content: ``sitemap-lastmod`` items."""
+    if moved:
+        finding = found["sitemap-lastmod"]
+        finding["items"] = finding["items"] + moved
+        finding["count"] = len(finding["items"])
 
 
 def _write_one(path: Path, result: CrawlResult, extra: dict[str, Any],

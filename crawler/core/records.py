@@ -116,6 +116,11 @@ class PageRecord:
     video_problems: tuple[str, ...] = ()
     # why this 200 page is a "not found" page (crawler.page.soft_404), if it is one
     soft_404: str | None = None
+    # with --state, what this run saw change since the last (never stored): its content;
+    # and a Last-Modified that moved while the content did not ("restamped"), or that
+    # stayed while it changed ("stale"), with the header before and now
+    content_changed: bool | None = None  # None: not known (no earlier fetch to hold it to)
+    lastmod_note: tuple[str, str, str] | None = None
 
 
 # The columns of a report's rows (crawler.audit.report), in CSV order; an --extract NAME

@@ -30,6 +30,7 @@ def check_before_fetching(config: CrawlConfig, start: str, scope: Scope) -> None
 def new_result(config: CrawlConfig, start: str) -> CrawlResult:
     result = CrawlResult(start_url=start)
     result.extract_names = tuple(rule.name for rule in config.extraction_rules())
+    result.state_kept = config.state_path is not None
     if config.links_path is not None:
         from crawler.store.link_spool import LinkSpool
 

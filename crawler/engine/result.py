@@ -107,6 +107,7 @@ class CrawlResult:
     # the soft-404 probes (crawler.engine.soft_404): each URL and what it answered; and
     # the home page, when unknown URLs redirect there
     soft_404_probes: list[dict[str, object]] = field(default_factory=list)
+    state_kept: bool = False  # --state: what earlier runs saw was held against this one
     catch_all_home: str | None = None
     extract_names: tuple[str, ...] = ()  # --extract's NAMEs: report columns after the rest
 

@@ -17,7 +17,8 @@ def _groups(text: str) -> list[str]:
 
 
 @pytest.mark.parametrize(("command", "first"), [
-    ("crawl", ["--out", "--report", "--max-pages", "--state", "--exclude", "--config"]),
+    ("crawl", ["--out", "--report", "--max-pages", "--state", "--exclude", "--config",
+               "--changes"]),
     ("audit", ["--report", "--fail-on", "--max-pages", "--state", "--exclude", "--config"]),
 ])
 def test_help_opens_with_the_most_used_options_then_groups(command: str,
