@@ -20,19 +20,21 @@ so an unchanged shard keeps its page byte for byte too.
 from __future__ import annotations
 
 import html
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import IO
 
 from sitemap_writer.entry import SitemapEntry
+from sitemap_writer.news import NEWS_NAME, NewsEntry
 from sitemap_writer.publish import VIEW_FILE
 from sitemap_writer.shards import Shard
 
 __all__ = ["VIEW_FILE", "VIEW_NAME", "HtmlView", "page_name"]
 
 VIEW_NAME = "sitemap.html"
+NEWS_PAGE = "sitemap-news.html"
 _ROWS = ".rows-{section}.html"
 
 
@@ -58,8 +60,9 @@ class HtmlView:
         handle.write(_row(entry))
 
     def write(self, shards: list[Shard], sections: dict[str, int], made: datetime,
-              index_url: str) -> list[str]:
-        """The shard pages and ``sitemap.html`` in the staging directory; their names."""
+              index_url: str, news: Sequence[NewsEntry] = ()) -> list[str]:
+        """The shard pages, the News sitemap's page and ``sitemap.html`` in the staging
+        directory; their names."""
         for handle in self.files.values():
             handle.close()
         rows = {key: (self.stage / _ROWS.format(section=key or "all")).open(encoding="utf-8")
@@ -81,10 +84,35 @@ class HtmlView:
         finally:
             for handle in rows.values():
                 handle.close()
+        if news:
+            (self.stage / NEWS_PAGE).write_text(_news_page(news), encoding="utf-8",
+                                                errors="replace")
+            names.append(NEWS_PAGE)
         (self.stage / VIEW_NAME).write_text(
-            _index_page(shards, sections, made, index_url, inline), encoding="utf-8",
-            errors="replace")
+            _index_page(shards, sections, made, index_url, inline)
+            .replace(_FOOT, _news_link(news) + _FOOT), encoding="utf-8", errors="replace")
         return [*names, VIEW_NAME]
+
+
+def _news_page(news: Sequence[NewsEntry]) -> str:
+    """The News sitemap's articles: each with its headline and when it was published."""
+    rows = "".join(
+        f'<tr><td><a href="{_e(entry.loc)}">{_e(entry.loc)}</a></td>'
+        f'<td>{entry.published.strftime("%Y-%m-%d %H:%M")}</td><td>{_e(entry.title)}</td></tr>\n'
+        for entry in news)
+    return (_head(f"{NEWS_NAME}: {len(news):,} articles") + f'<p><a href="{VIEW_NAME}">All '
+            f'sitemaps</a> · <a href="{NEWS_NAME}">{NEWS_NAME}</a></p><h1>News sitemap '
+            f"<small>{len(news):,} articles of {_e(news[0].publication)}</small></h1>"
+            '<input id="filter" type="search" placeholder="Filter articles" hidden>'
+            '<table id="urls"><thead><tr><th>URL</th><th>Published (UTC)</th><th>Headline</th>'
+            f"</tr></thead><tbody>\n{rows}</tbody></table>" + _FOOT)
+
+
+def _news_link(news: Sequence[NewsEntry]) -> str:
+    if not news:
+        return ""
+    return (f'<h2>News</h2><p><a href="{NEWS_PAGE}">{len(news):,} articles</a> in '
+            f'<a href="{NEWS_NAME}">{NEWS_NAME}</a>.</p>')
 
 
 def _section_of(shard_name: str) -> str:

@@ -54,9 +54,15 @@ class NewsEntry:
             raise InvalidEntry(f"<news:title> of {self.loc} must not be empty")
 
 
+def newest_news(entries: list[NewsEntry]) -> list[NewsEntry]:
+    """The articles the News sitemap holds: the newest :data:`MAX_NEWS_URLS`, by loc."""
+    newest = sorted(entries, key=lambda entry: entry.published, reverse=True)[:MAX_NEWS_URLS]
+    return sorted(newest, key=lambda entry: entry.loc)
+
+
 def news_bytes(entries: list[NewsEntry], stylesheet: str | None = None) -> bytes:
     """The News sitemap of the newest :data:`MAX_NEWS_URLS` entries, in loc order."""
-    newest = sorted(entries, key=lambda entry: entry.published, reverse=True)[:MAX_NEWS_URLS]
+    newest = newest_news(entries)
     body = "".join(
         f"<url><loc>{escape(entry.loc)}</loc><news:news><news:publication>"
         f"<news:name>{escape(entry.publication)}</news:name>"
@@ -64,7 +70,7 @@ def news_bytes(entries: list[NewsEntry], stylesheet: str | None = None) -> bytes
         f"<news:publication_date>{w3c_datetime(entry.published)}</news:publication_date>"
         f"<news:title>{escape(' '.join(entry.title.split())[:TITLE_CHARS])}</news:title>"
         "</news:news></url>\n"
-        for entry in sorted(newest, key=lambda entry: entry.loc))
+        for entry in newest)
     head = f'<urlset xmlns="{NAMESPACE}" xmlns:news="{NEWS_NAMESPACE}">\n'
     return (XML_DECLARATION + stylesheet_pi(stylesheet) + head.encode() + body.encode()
             + b"</urlset>\n")

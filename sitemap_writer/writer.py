@@ -11,7 +11,7 @@ from sitemap_writer.entry import MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP, Sitema
 from sitemap_writer.errors import InvalidEntry, OutputError, SitemapError
 from sitemap_writer.html_view import VIEW_FILE, HtmlView
 from sitemap_writer.index import INDEX_NAME, index_bytes
-from sitemap_writer.news import MAX_NEWS_URLS, NEWS_NAME, NewsEntry, news_bytes
+from sitemap_writer.news import MAX_NEWS_URLS, NEWS_NAME, NewsEntry, newest_news, news_bytes
 from sitemap_writer.publish import (
     SECTION_NAME,
     SHARD_FILE,
@@ -234,7 +234,7 @@ def _write(entries: Iterable[SitemapEntry], job: _Job) -> WriteResult:
         names = _write_beside(written, job, stage)
         if view is not None:  # before the index, which is published last
             names[-1:-1] = view.write(written, sections, datetime.now(UTC),
-                                      job.base + INDEX_NAME)
+                                      job.base + INDEX_NAME, newest_news(job.news))
         published = publish(stage, job.out, names)
     return WriteResult(job.base + INDEX_NAME, count, written, published, sections)
 

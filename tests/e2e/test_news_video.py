@@ -103,6 +103,12 @@ def test_sections_keep_videos_in_their_shards_and_news_in_one_file(tmp_path: Pat
     assert sorted(path.name for path in out.glob("sitemap-*.xml*")) == [
         "sitemap-news-00001.xml", "sitemap-news.xml", "sitemap-other-00001.xml",
         "sitemap-watch-00001.xml"]
+    # the News sitemap has a page of its own in the HTML view, named by sitemap.html
+    news = etree.parse(str(out / "sitemap-news.xml")).getroot()
+    articles = [loc.text for loc in news.iter("{http://www.sitemaps.org/schemas/sitemap/0.9}loc")]
+    page = (out / "sitemap-news.html").read_text()
+    assert articles and all(f'<a href="{loc}">' in page for loc in articles)
+    assert 'href="sitemap-news.html"' in (out / "sitemap.html").read_text()
     watch = etree.parse(str(out / "sitemap-watch-00001.xml")).getroot()
     assert len(watch.findall("sm:url/video:video", NEWS)) == 1
     news = etree.parse(str(out / "sitemap-news.xml")).getroot()

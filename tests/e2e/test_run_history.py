@@ -137,3 +137,29 @@ def test_an_audit_flags_live_lastmods_that_move_without_the_content(tmp_path: Pa
     assert [(item["url"].removeprefix(site.url), item["problem"], item["lastmod_before"],
              item["lastmod"]) for item in moved["items"]] == [
         ("/a.html", "moved-without-change", "2026-11-02", "2026-11-28")]
+
+
+def test_a_refused_run_is_kept_with_why_and_changes_can_be_csv(tmp_path: Path) -> None:
+    """The shrink rule refuses a run whose sitemap lost most of its URLs: the history
+    says so, and why; --changes FILE.csv holds a row a URL."""
+    root, out, state = tmp_path / "site", tmp_path / "out", tmp_path / "state.db"
+    root.mkdir()
+    names = "abcdefgh"
+    for name in names:
+        (root / f"{name}.html").write_text(_page(f"Page {name}", f"The text of {name}."))
+    _site(root, names)
+    with RunningServer(root) as site:
+        first = run_cli("crawl", site.url + "/", "--out", str(out), "--state", str(state),
+                        "--changes", str(tmp_path / "first.csv"))
+        _site(root, "a")
+        shrunk = run_cli("crawl", site.url + "/", "--out", str(out), "--state", str(state))
+        history = run_cli("history", str(state), "--report", str(tmp_path / "h.json"))
+    assert first.code == 0 and shrunk.code != 0, shrunk.stderr
+    rows = (tmp_path / "first.csv").read_text().splitlines()
+    assert rows[0] == "change,url" and len(rows) == 1 + 9
+    assert all(row.startswith("added,") for row in rows[1:])
+    assert history.code == 0, history.stderr
+    runs = json.loads((tmp_path / "h.json").read_text())
+    assert [run["published"] for run in runs] == [True, False]
+    assert "refusing to replace a sitemap of 9 URLs with one of 2" in runs[1]["refused"]
+    assert runs[1]["exit_code"] == shrunk.code
