@@ -15,13 +15,11 @@ from crawler.config import MAX_SEGMENT_REPEATS, MAX_URL_LENGTH, memory_limit
 from crawler.core.records import Verdict
 from crawler.frontier.job import Job
 from crawler.frontier.job_queue import JobQueue
+from crawler.frontier.seen_hashes import SeenHashes, key_of
 
-# URLs remembered by their text; past this many, by 60 bits of their hash only
-# (a 32-byte int instead of a ~110-byte string; 60 bits, not 64, keep the int
-# one size class smaller). That two URLs of one crawl share such a hash has odds
-# of about 1 in 2 million at a million hashed URLs (n² ÷ 2^61).
+# URLs remembered by their text; past this many, by their 64-bit hash only, in 8 to
+# 16 bytes each (crawler.frontier.seen_hashes, which states the odds of a collision)
 URLS_KEPT_EXACTLY = 100_000
-_HASH_BITS = (1 << 60) - 1
 
 
 def trap_reason(url: str, path: str) -> Verdict | None:
@@ -51,7 +49,7 @@ class Frontier:
     ) -> None:
         self._queue = JobQueue()
         self._seen: set[str] = set()
-        self._hashed: set[int] = set()
+        self._hashed = SeenHashes()
         self._exact_limit = memory_limit("URLS_KEPT_EXACTLY", URLS_KEPT_EXACTLY)
         self._query_variants: Counter[str] = Counter()
         self._max_depth = max_depth
@@ -64,19 +62,14 @@ class Frontier:
         return len(self._queue)
 
     def seen(self, url: str) -> bool:
-        return url in self._seen or (
-            bool(self._hashed) and (hash(url) & _HASH_BITS) in self._hashed)
+        return url in self._seen or (len(self._hashed) > 0 and key_of(url) in self._hashed)
 
     def first_sight(self, url: str) -> bool:
         """Record ``url`` as seen; ``False`` if it was seen before."""
         if url in self._seen:
             return False
-        if self._hashed or len(self._seen) >= self._exact_limit:
-            key = hash(url) & _HASH_BITS
-            if key in self._hashed:
-                return False
-            self._hashed.add(key)
-            return True
+        if len(self._seen) >= self._exact_limit:
+            return self._hashed.add(key_of(url))
         self._seen.add(url)
         return True
 

@@ -56,3 +56,12 @@ def test_a_page_is_compared_with_a_probe_only_when_it_could_be_its_copy() -> Non
         "like the answer to http://x.test/probe"
     far = ProbeAnswer("http://x.test/probe", "Else", len(html) * 3, probe.sketch)
     assert soft_404_reason(tree, "Sorry", html, (far,)) is None  # another title and size
+
+
+def test_every_phrase_holds_a_trigger_word() -> None:
+    """A title is turned away at once when it holds no trigger word: a phrase without
+    one would never be matched."""
+    from crawler.page.soft_404 import _TRIGGERS, EXACT, PHRASES
+
+    assert [phrase for phrase in (*PHRASES, *EXACT)
+            if not any(trigger in phrase for trigger in _TRIGGERS)] == []

@@ -1,0 +1,51 @@
+"""The seen set past 100,000 URLs: at most 16 bytes a URL, no doubling spike, exact."""
+
+from __future__ import annotations
+
+import random
+import tracemalloc
+
+import pytest
+
+from crawler.frontier.frontier import Frontier
+from crawler.frontier.seen_hashes import SeenHashes, key_of
+
+MB = 1_000_000
+
+
+def _url(n: int) -> str:
+    return f"https://www.example.com/section-{n % 97}/topic-{n // 97}/page-{n}.html"
+
+
+@pytest.mark.slow(24)  # tracemalloc traces the counters' ints: 10 times slower
+def test_a_million_urls_in_20_mb_two_million_without_a_40_mb_peak_exactly() -> None:
+    keys = [key_of(_url(n)) for n in range(2_000_000)]  # made before memory is traced
+    tracemalloc.start()
+    seen = SeenHashes()
+    for key in keys[:1_000_000]:
+        assert seen.add(key)
+    held = tracemalloc.get_traced_memory()[0]
+    assert held <= 20 * MB, f"{held / MB:.1f} MB for a million URLs"
+    tracemalloc.reset_peak()
+    for key in keys[1_000_000:]:
+        seen.add(key)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak <= 40 * MB, f"{peak / MB:.1f} MB at the peak of two million"
+    assert len(seen) == 2_000_000 and seen.nbytes <= 16 * 2_000_000
+    # membership exactly as a Python set answers it, for seen and unseen URLs alike
+    truth = set(keys)
+    rng = random.Random(20261129)
+    for n in (rng.randrange(4_000_000) for _ in range(20_000)):
+        key = keys[n] if n < 2_000_000 else key_of(_url(n))
+        assert (key in seen) == (key in truth) == (n < 2_000_000)
+    assert not seen.add(keys[12345])  # seen again: not new
+
+
+def test_the_frontier_keeps_text_then_hashes_and_never_forgets(monkeypatch) -> None:
+    monkeypatch.setenv("SITEMAP_CRAWLER_URLS_KEPT_EXACTLY", "1000")
+    frontier = Frontier()
+    assert all(frontier.first_sight(_url(n)) for n in range(5000))
+    assert not any(frontier.first_sight(_url(n)) for n in range(5000))
+    assert all(frontier.seen(_url(n)) for n in range(0, 5000, 7))
+    assert not frontier.seen(_url(5001))
