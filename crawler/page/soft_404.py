@@ -17,9 +17,11 @@ that a missing page is content. A page is one when:
   answers every URL the same and is no probe: it says nothing of whether the app
   will show a page.
 
-The comparison is made only for a page whose title is the probe answer's, or
-whose size is within :data:`SIZE_SLACK` of it: shingling every page would cost a
-plain crawl a millisecond a page.
+The comparison is made only for a page whose title is the probe answer's (or,
+where that answer has no title, whose size is within :data:`SIZE_SLACK` of it):
+shingling costs up to a millisecond a page, and the pages of one template are
+all about one size, so a size test alone would shingle every page of a site whose
+unknown URLs answer 200.
 """
 
 from __future__ import annotations
@@ -36,8 +38,8 @@ if TYPE_CHECKING:  # the configuration holds the probes' answers: no parser load
 SHINGLE_WORDS = 4
 SKETCH_SIZE = 64  # the smallest shingle hashes kept of a page
 SIMILAR = 0.8  # the least estimated Jaccard similarity to a probe's answer
-SIZE_SLACK = 0.25  # a page this much larger or smaller than the probe's is not compared
-WORDS_READ = 3000  # of a page's text, at most: a not-found page is short
+SIZE_SLACK = 0.05  # for an answer without a title: a page this much larger or smaller
+WORDS_READ = 1500  # of a page's text, at most: a not-found page is short
 SHORT_WORDS = 5
 SHORT_CHARS = 20  # a title in a script without spaces, as short as SHORT_WORDS
 
@@ -139,7 +141,8 @@ def soft_404_reason(tree: LexborHTMLParser, title: str | None, html: str | bytes
             return "h1 says not found"
     sketch: tuple[int, ...] | None = None
     for probe in probes:
-        if title != probe.title and abs(len(html) - probe.size) > SIZE_SLACK * probe.size:
+        if (title != probe.title if probe.title else
+                abs(len(html) - probe.size) > SIZE_SLACK * probe.size):
             continue
         sketch = sketch if sketch is not None else sketch_of(tree)
         if similarity(sketch, probe.sketch) >= SIMILAR:

@@ -54,8 +54,12 @@ def test_a_page_is_compared_with_a_probe_only_when_it_could_be_its_copy() -> Non
     probe = ProbeAnswer("http://x.test/probe", "Sorry", len(html), sketch_of(tree))
     assert soft_404_reason(tree, "Sorry", html, (probe,)) == \
         "like the answer to http://x.test/probe"
-    far = ProbeAnswer("http://x.test/probe", "Else", len(html) * 3, probe.sketch)
-    assert soft_404_reason(tree, "Sorry", html, (far,)) is None  # another title and size
+    other = ProbeAnswer("http://x.test/probe", "Else", len(html), probe.sketch)
+    assert soft_404_reason(tree, "Sorry", html, (other,)) is None  # another title: never
+    untitled = ProbeAnswer("http://x.test/probe", None, len(html), probe.sketch)
+    assert soft_404_reason(tree, "Sorry", html, (untitled,)) is not None  # same size
+    larger = ProbeAnswer("http://x.test/probe", None, len(html) * 2, probe.sketch)
+    assert soft_404_reason(tree, "Sorry", html, (larger,)) is None
 
 
 def test_every_phrase_holds_a_trigger_word() -> None:

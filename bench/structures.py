@@ -1,0 +1,106 @@
+"""What each structure that grows with a run costs a URL, past its threshold, measured.
+
+    python bench/structures.py [--items 400000]
+
+Each structure the crawler grows as it discovers URLs or fetches pages is fed
+``--items`` items shaped like the million-page site's (the crawler's own classes,
+no HTTP); memory is traced (tracemalloc) from the middle of the run to its end,
+past every threshold where a structure moves to disk, and divided by the items
+added in that half: the bytes a further URL or page costs in memory. A SQLite
+file's bytes on disk are given apart. Prints one JSON line per structure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import tracemalloc
+from collections.abc import Callable
+
+from crawler.core.records import PageRecord, SkippedUrl, Verdict
+from crawler.frontier.frontier import Frontier
+from crawler.frontier.job import Job
+from crawler.frontier.job_queue import JobQueue
+from crawler.frontier.outside import OutsideLinks
+from crawler.store.record_store import RecordStore
+from crawler.store.referrers import Referrers
+from crawler.store.skipped_store import SkippedStore
+
+
+def url(n: int) -> str:
+    return f"http://127.0.0.1:18695/p/{n}.html"
+
+
+def _record(n: int) -> PageRecord:
+    return PageRecord(url(n), depth=4, status=200, content_type="text/html",
+                      verdict=Verdict.LISTED, links_found=40, title=f"Page {n}", bytes=20_000)
+
+
+def feeders() -> dict[str, tuple[str, Callable[[], Callable[[int], object]]]]:
+    """name -> (what one item is, a maker of the feeding function)."""
+    def seen() -> Callable[[int], object]:
+        frontier = Frontier()
+        return lambda n: frontier.first_sight(url(n))
+
+    def queue() -> Callable[[int], object]:
+        jobs = JobQueue()
+        return lambda n: jobs.append(Job(url(n), 4))
+
+    def records() -> Callable[[int], object]:
+        store = RecordStore()
+        return lambda n: store.append(_record(n))
+
+    def skipped() -> Callable[[int], object]:
+        store = SkippedStore()
+        return lambda n: store.append(SkippedUrl(url(n), 5, Verdict.MAX_DEPTH))
+
+    def referrers() -> Callable[[int], object]:
+        links = Referrers()
+        return lambda n: links.add(url(n), url(n // 30), "a link")
+
+    def outside() -> Callable[[int], object]:
+        links = OutsideLinks()
+        return lambda n: links.add(f"https://elsewhere{n % 500}.example/{n}", 3,
+                                   Verdict.EXTERNAL)
+
+    def query_variants() -> Callable[[int], object]:
+        frontier = Frontier()
+        return lambda n: frontier.offer(Job(url(n) + f"?page={n % 7}", 3))
+
+    return {"seen set": ("discovered URL", seen), "queue": ("discovered URL", queue),
+            "records": ("fetched page", records), "skipped URLs": ("skipped URL", skipped),
+            "referrers (audits)": ("linked URL", referrers),
+            "links out of scope": ("out-of-scope URL", outside),
+            "query variants": ("URL with a query", query_variants)}
+
+
+def measure(feed: Callable[[int], object], items: int) -> float:
+    half = items // 2
+    for n in range(half):
+        feed(n)
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    for n in range(half, items):
+        feed(n)
+    gc.collect()
+    grown = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    return grown / (items - half)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--items", type=int, default=400_000)
+    args = parser.parse_args()
+    for name, (unit, make) in feeders().items():
+        feed = make()
+        per_item = measure(feed, args.items)
+        print(json.dumps({"structure": name, "per": unit, "items": args.items,
+                          "bytes_in_memory_per_item": round(per_item, 1)}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
