@@ -5,14 +5,16 @@ typed, and unfolds a folded finding when a link ("Fix first") leads to it; the
 page reads the same without it, the findings folded.
 """
 
-HEAD = """<!doctype html>
+# the opening every page of ours shares (the audit report, the history of runs)
+OPENING = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>%TITLE%</title>
 <style>
 body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5rem auto; max-width: 80rem;
        padding: 0 1rem; color: #1f2328; }
-h1 { font-size: 1.35rem; } h2 { font-size: 1.1rem; margin-top: 2rem; }
+"""
+HEAD = OPENING + """h1 { font-size: 1.35rem; } h2 { font-size: 1.1rem; margin-top: 2rem; }
 h2 small { color: #59636e; font-weight: normal; }
 a { color: #0969da; text-decoration: none; word-break: break-all; }
 .cards { display: flex; flex-wrap: wrap; gap: .6rem; }

@@ -15,6 +15,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from crawler.audit.report_html_assets import OPENING
 from crawler.store.run_history import RunRecord
 
 COLUMNS = ("id", "started", "command", "seconds", "fetched", "listed", "added", "removed",
@@ -147,14 +148,8 @@ def _e(value: object) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 
 
-_HEAD = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>%TITLE%</title>
-<style>
-body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5rem auto; max-width: 80rem;
-       padding: 0 1rem; color: #1f2328; }
-h1 { font-size: 1.35rem; } h1 small, figcaption small { color: #59636e; font-weight: normal; }
+_HEAD = OPENING + """h1 { font-size: 1.35rem; }
+h1 small, figcaption small { color: #59636e; font-weight: normal; }
 .charts { display: flex; flex-wrap: wrap; gap: 1.5rem; }
 figure.chart { margin: 0; } figcaption { font-weight: 600; margin-bottom: .3rem; }
 section.run { border-top: 1px solid #d1d9e0; } h3 { font-size: 1rem; margin-bottom: .2rem; }

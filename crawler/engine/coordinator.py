@@ -360,10 +360,8 @@ class _Coordinator:
         """The page's links out of the scope, for the three external counts: counted
         by the page's reader where it cut ``links`` short, else here."""
         out = outcome.links_out
-        if out is None:
-            contains = self.scope.contains
-            out = sum(not contains(link) for link in outcome.links)
-        self.outside.page_links(out)
+        self.outside.page_links(out if out is not None
+                                else self.scope.count_outside(outcome.links))
 
     def _graph(self, graph: LinkSpool, url: str, edges: list[tuple[str, str, str]]
                ) -> None:

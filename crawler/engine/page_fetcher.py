@@ -225,8 +225,7 @@ class PageFetcher:
         if self.all_links_kept:
             outcome.fresh = unsent(outcome.links, self.sent)
         else:
-            contains = self.scope.contains
-            outcome.links_out = sum(not contains(link) for link in outcome.links)
+            outcome.links_out = self.scope.count_outside(outcome.links)
             outcome.links = unsent(outcome.links, self.sent)
 
     async def _read(self, response: Response, depth: int, now: datetime,

@@ -56,33 +56,15 @@ class SeenHashes:
 
     def __contains__(self, key: int) -> bool:
         table = self._tables[key >> _SHIFT]
-        slots = len(table)
-        index = key % slots
-        while True:
-            found = table[index]
-            if found == key:
-                return True
-            if not found:
-                return False
-            index += 1
-            if index == slots:
-                index = 0
+        return table[_slot(table, key)] == key
 
     def add(self, key: int) -> bool:
         """Keep ``key`` (non-zero, below 2^64); ``False`` if it was kept already."""
         shard = key >> _SHIFT
         table = self._tables[shard]
-        slots = len(table)
-        index = key % slots
-        while True:
-            found = table[index]
-            if found == key:
-                return False
-            if not found:
-                break
-            index += 1
-            if index == slots:
-                index = 0
+        index = _slot(table, key)
+        if table[index] == key:
+            return False
         table[index] = key
         self._size += 1
         count = self._counts[shard] = self._counts[shard] + 1
@@ -97,11 +79,20 @@ class SeenHashes:
         table = array("Q", [0]) * slots
         for key in old:
             if key:
-                index = key % slots
-                while table[index]:
-                    index += 1
-                    if index == slots:
-                        index = 0
-                table[index] = key
+                table[_slot(table, key)] = key
         self._tables[shard] = table
         self._limits[shard] = int(slots * _MAX_LOAD)
+
+
+def _slot(table: array, key: int) -> int:
+    """Where ``key`` is in ``table``, or the empty slot where it would go: probing on
+    from the slot its value names (a table is never full)."""
+    slots = len(table)
+    index = key % slots
+    while True:
+        found = table[index]
+        if found == key or not found:
+            return index
+        index += 1
+        if index == slots:
+            index = 0

@@ -12,6 +12,7 @@ import ipaddress
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import repeat
 from typing import Any
 
 from crawler.core.records import Verdict
@@ -94,6 +95,15 @@ class Scope:
     def root(self) -> str:
         """The URL every in-scope URL starts with."""
         return self.origin + self.path_prefix
+
+    def count_outside(self, urls: list[str]) -> int:
+        """How many of ``urls`` lie outside: a page's links out, counted on every page
+        (one C-level pass where the root is a directory, the usual case)."""
+        root = self.root
+        if root.endswith("/"):
+            return len(urls) - sum(map(str.startswith, urls, repeat(root)))
+        contains = self.contains
+        return sum(not contains(url) for url in urls)
 
     def contains(self, url: str) -> bool:
         """Is the normalised ``url`` inside this scope?"""
