@@ -21,5 +21,10 @@ def external_words(totals: Mapping[str, int | bool]) -> str:
     """``{"urls": 1675, "links": 1698, "pages": 1100}`` → "1,675 external URLs,
     1,698 links to them, on 1,100 pages"; "about" where the URL count is estimated."""
     about = "about " if totals.get("estimated") else ""
-    return (f"{about}{int(totals['urls']):,} external URLs, {int(totals['links']):,} links to "
-            f"them, on {int(totals['pages']):,} pages")
+    urls, links, pages = int(totals["urls"]), int(totals["links"]), int(totals["pages"])
+    return (f"{about}{urls:,} external URL{_s(urls)}, {links:,} link{_s(links)} to "
+            f"{'them' if urls != 1 else 'it'}, on {pages:,} page{_s(pages)}")
+
+
+def _s(count: int) -> str:
+    return "" if count == 1 else "s"

@@ -102,3 +102,12 @@ def test_a_page_with_100000_external_links_costs_kilobytes() -> None:
     assert len(result.skipped) == SAMPLE_SIZE
     coordinator.result.outside = coordinator.outside.counts()
     assert abs(result.outside["external"]["urls"] - 100_000) < 5000
+
+
+def test_the_three_numbers_read_in_the_singular_and_the_plural() -> None:
+    from crawler.core.counts import external_words
+
+    assert external_words({"urls": 1, "links": 2, "pages": 1, "estimated": False}) == (
+        "1 external URL, 2 links to it, on 1 page")
+    assert external_words({"urls": 120_000, "links": 1, "pages": 1, "estimated": True}) == (
+        "about 120,000 external URLs, 1 link to them, on 1 page")
