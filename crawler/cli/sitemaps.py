@@ -215,6 +215,11 @@ _SKIPPED = {"external": "links to other sites", "other-host-same-site":
             "excluded": "matched --exclude", "not-included": "not matched by --include"}
 
 
+def _one(words: str, count: int) -> str:
+    """"links to other sites" as one reads it after 1."""
+    return words.replace("links ", "link ", 1) if count == 1 else words
+
+
 def skipped_words(counts: dict[str, int], about: set[str] | frozenset[str] = frozenset()
                   ) -> str:
     """``{"external": 980, "robots-disallowed": 20}`` → "980 links to other sites
@@ -222,6 +227,6 @@ def skipped_words(counts: dict[str, int], about: set[str] | frozenset[str] = fro
     first, each with the report's name for it."""
     ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     return ", ".join(("about " if reason in about else "")
-                     + (f"{count:,} {_SKIPPED[reason]} ({reason})" if reason in _SKIPPED
-                        else f"{count:,} {reason}")
+                     + (f"{count:,} {_one(_SKIPPED[reason], count)} ({reason})"
+                        if reason in _SKIPPED else f"{count:,} {reason}")
                      for reason, count in ordered)

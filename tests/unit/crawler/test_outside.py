@@ -111,3 +111,11 @@ def test_the_three_numbers_read_in_the_singular_and_the_plural() -> None:
         "1 external URL, 2 links to it, on 1 page")
     assert external_words({"urls": 120_000, "links": 1, "pages": 1, "estimated": True}) == (
         "about 120,000 external URLs, 1 link to them, on 1 page")
+
+
+def test_the_skipped_line_reads_in_the_singular_too() -> None:
+    from crawler.cli.sitemaps import skipped_words
+
+    assert skipped_words({"external": 1, "other-host-same-site": 2}) == (
+        "2 links to other hosts of the site (other-host-same-site), "
+        "1 link to other sites (external)")
