@@ -6,8 +6,9 @@ Each structure the crawler grows as it discovers URLs or fetches pages is fed
 ``--items`` items shaped like the million-page site's (the crawler's own classes,
 no HTTP); memory is traced (tracemalloc) from the middle of the run to its end,
 past every threshold where a structure moves to disk, and divided by the items
-added in that half: the bytes a further URL or page costs in memory. A SQLite
-file's bytes on disk are given apart. Prints one JSON line per structure.
+added in that half: the bytes a further URL or page costs in memory. (The hash
+sets grow in steps, so a half can catch more steps than its share: their own
+``nbytes`` a key is given beside.) Prints one JSON line per structure.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from crawler.frontier.frontier import Frontier
 from crawler.frontier.job import Job
 from crawler.frontier.job_queue import JobQueue
 from crawler.frontier.outside import OutsideLinks
+from crawler.frontier.seen_hashes import SeenHashes, key_of
 from crawler.store.record_store import RecordStore
 from crawler.store.referrers import Referrers
 from crawler.store.skipped_store import SkippedStore
@@ -41,7 +43,9 @@ def feeders() -> dict[str, tuple[str, Callable[[], Callable[[int], object]]]]:
     """name -> (what one item is, a maker of the feeding function)."""
     def seen() -> Callable[[int], object]:
         frontier = Frontier()
-        return lambda n: frontier.first_sight(url(n))
+        feed = lambda n: frontier.first_sight(url(n))  # noqa: E731
+        feed.hashes = frontier._hashed  # type: ignore[attr-defined]
+        return feed
 
     def queue() -> Callable[[int], object]:
         jobs = JobQueue()
@@ -65,8 +69,10 @@ def feeders() -> dict[str, tuple[str, Callable[[], Callable[[int], object]]]]:
                                    Verdict.EXTERNAL)
 
     def query_variants() -> Callable[[int], object]:
-        frontier = Frontier()
-        return lambda n: frontier.offer(Job(url(n) + f"?page={n % 7}", 3))
+        counted = SeenHashes(counting=True)  # what Frontier.offer counts them in
+        feed = lambda n: counted.increment(key_of(url(n)))  # noqa: E731
+        feed.hashes = counted  # type: ignore[attr-defined]
+        return feed
 
     return {"seen set": ("discovered URL", seen), "queue": ("discovered URL", queue),
             "records": ("fetched page", records), "skipped URLs": ("skipped URL", skipped),
@@ -98,8 +104,11 @@ def main() -> None:
     for name, (unit, make) in feeders().items():
         feed = make()
         per_item = measure(feed, args.items)
+        hashes = getattr(feed, "hashes", None)
+        own = round(hashes.nbytes / len(hashes), 1) if hashes is not None else None
         print(json.dumps({"structure": name, "per": unit, "items": args.items,
-                          "bytes_in_memory_per_item": round(per_item, 1)}), flush=True)
+                          "bytes_in_memory_per_item": round(per_item, 1),
+                          "hash_table_bytes_per_key": own}), flush=True)
 
 
 if __name__ == "__main__":

@@ -51,7 +51,8 @@ class Frontier:
         self._seen: set[str] = set()
         self._hashed = SeenHashes()
         self._exact_limit = memory_limit("URLS_KEPT_EXACTLY", URLS_KEPT_EXACTLY)
-        self._query_variants: Counter[str] = Counter()
+        # distinct query strings a path was queued with, by the path's 64-bit key
+        self._query_variants = SeenHashes(counting=True)
         self._max_depth = max_depth
         self._max_pages = max_pages
         self._max_query_variants = max_query_variants
@@ -84,9 +85,10 @@ class Frontier:
         if job.hops > self._max_redirects:
             return Verdict.REDIRECT_LIMIT
         if qmark:
-            if self._query_variants[base] >= self._max_query_variants:
+            key = key_of(base)
+            if self._query_variants.count(key) >= self._max_query_variants:
                 return Verdict.QUERY_VARIANTS
-            self._query_variants[base] += 1
+            self._query_variants.increment(key)
         self._queue.append(job)
         return None
 
@@ -99,7 +101,7 @@ class Frontier:
         self.first_sight(url)
         base, qmark, _ = url.partition("?")
         if qmark:
-            self._query_variants[base] += 1
+            self._query_variants.increment(key_of(base))
         if job is not None:
             self._queue.append(job)
         if fetched:

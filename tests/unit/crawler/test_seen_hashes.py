@@ -49,3 +49,24 @@ def test_the_frontier_keeps_text_then_hashes_and_never_forgets(monkeypatch) -> N
     assert not any(frontier.first_sight(_url(n)) for n in range(5000))
     assert all(frontier.seen(_url(n)) for n in range(0, 5000, 7))
     assert not frontier.seen(_url(5001))
+
+
+def test_a_counting_set_counts_beside_each_key_through_its_growth() -> None:
+    counts = SeenHashes(counting=True)
+    keys = [key_of(_url(n)) for n in range(50_000)]
+    for times, key in enumerate(keys):
+        for _ in range(times % 4 + 1):
+            counts.increment(key)
+    assert len(counts) == 50_000 and counts.nbytes <= 24 * 50_000
+    assert [counts.count(key) for key in keys[:8]] == [1, 2, 3, 4, 1, 2, 3, 4]
+    assert counts.count(key_of(_url(99_999_999))) == 0
+
+
+def test_query_variants_are_counted_a_path_without_its_text() -> None:
+    from crawler.core.records import Verdict
+    from crawler.frontier.job import Job
+
+    frontier = Frontier(max_query_variants=3)
+    offered = [frontier.offer(Job(f"https://x.test/list?page={n}", 1)) for n in range(5)]
+    assert offered == [None, None, None, Verdict.QUERY_VARIANTS, Verdict.QUERY_VARIANTS]
+    assert frontier.offer(Job("https://x.test/other?page=1", 1)) is None
