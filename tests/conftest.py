@@ -23,6 +23,10 @@ from hypothesis import settings
 from lxml import etree
 
 REPO = Path(__file__).resolve().parent.parent
+# No piped progress in any CLI a test starts (run_cli or its own subprocess): a line
+# every 10 s and at each phase's end would make a test's stderr depend on how long it
+# took. tests/e2e/test_progress_never_silent.py turns it on where it is the subject.
+os.environ.setdefault("SITEMAP_CRAWLER_PROGRESS_EVERY", "0")
 FIXTURES_DIR = REPO / "fixtures" / "sites"
 # Our own schemas, written from the protocol text, always; the official ones
 # (../shared/schemas, beside a development checkout) as a cross-check when there.
@@ -142,9 +146,6 @@ def run_cli(*args: str, timeout: float = 90, proxy_env: dict[str, str] | None = 
     scope, the first request) would meet; tests/e2e/test_soft_404.py has theirs."""
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
     env.update(proxy_env if proxy_env is not None else {"NO_PROXY": "*"})
-    # no piped progress: a line every 10 s and at each phase's end would make the tests'
-    # stderr depend on how long they take (tests/e2e/test_progress_never_silent.py)
-    env.setdefault("SITEMAP_CRAWLER_PROGRESS_EVERY", "0")
     env.update(env_extra or {})
     if args and args[0] == "crawl":
         args = (*args, *_TRANSPORT_ARGS)

@@ -175,7 +175,7 @@ TRIAGE: dict[str, Triage] = {
         "A canonical, robots or title that JavaScript changes is read two ways.",
         "Serve the final value in the HTML itself."),
     "misleading-last-modified": Triage(
-        "Last-Modified that misleads", "warning",
+        "Misleading Last-Modified", "warning",
         "Search engines use a sitemap's lastmod only while it is consistently accurate: a "
         "server that restamps pages whose content did not change (a build time), or keeps "
         "the date of pages whose content did, teaches them to ignore it.",

@@ -80,6 +80,24 @@ def test_interrupted_while_fetching_pages_the_pages_read_are_reported(tmp_path: 
     assert "titles" not in clean and "broken links" not in clean, clean
     text = re.sub(r"<[^>]+>", "", html)
     assert f"Checked so far ({fetched:,} of {seen:,} pages), nothing found yet:" in text
+    _look_at(page, f"{fetched:,} of {seen:,} pages")
+
+
+def _look_at(page_file: Path, so_far: str) -> None:
+    """The stopped audit as a person opens it: the banner first, nothing called clean
+    that was only checked so far."""
+    from browser import browser_page
+
+    with browser_page() as page:
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.goto(page_file.as_uri())
+        banner = page.locator("#interrupted")
+        assert banner.is_visible() and banner.inner_text().startswith("Interrupted: pages: ")
+        fix_first = page.locator("#fix-first").inner_text()
+        assert f"Checked so far ({so_far}), nothing found yet:" in fix_first
+        shots = REPO / ".pytest_cache" / "screenshots"
+        shots.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(shots / "audit-interrupted.png"))
 
 
 def test_terminated_while_reading_the_live_sitemap(tmp_path: Path) -> None:

@@ -107,7 +107,8 @@ def test_piped_the_line_comes_at_most_once_an_interval_and_never_when_quiet(
     assert all(line.startswith("0:0") and "starting" in line for line in console.lines)
 
 
-def test_piped_a_line_every_ten_seconds_by_default() -> None:
+def test_piped_a_line_every_ten_seconds_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SITEMAP_CRAWLER_PROGRESS_EVERY", raising=False)
     display = CrawlDisplay(quiet=False, verbose=False, console=_Lines())
     assert display.piped_every == 10.0
 

@@ -81,10 +81,10 @@ def test_no_soft_404_asks_no_probe_and_lists_them_as_before(tmp_path: Path) -> N
 
 
 def test_urls_that_redirect_home_as_unknown_ones_do_are_soft_404s(tmp_path: Path) -> None:
-    data = tmp_path / "audit.json"
+    data, html = tmp_path / "audit.json", tmp_path / "audit.html"
     with RunningServer("catchall") as site:
-        run = run_cli("audit", site.url + "/", "--report", str(data), "--no-check-external",
-                      default_soft_404=True)
+        run = run_cli("audit", site.url + "/", "--report", str(data), "--report", str(html),
+                      "--no-check-external", default_soft_404=True)
     assert run.code == 0, run.stderr
     document = json.loads(data.read_text())
     found = _soft(document, site.url)
@@ -93,6 +93,17 @@ def test_urls_that_redirect_home_as_unknown_ones_do_are_soft_404s(tmp_path: Path
     assert all(why.startswith("redirects to the home page") for why in found.values())
     probes = document["findings"]["soft-404"]["probes"]
     assert {probe["answer"] for probe in probes} == {"redirects to the home page"}
+    from browser import browser_page
+
+    with browser_page() as page:
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.goto(html.as_uri())
+        rows = page.locator("#soft-404 tbody tr").all_inner_texts()
+        assert len(rows) == 2 and all("redirects to the home page" in row for row in rows)
+        assert "redirects to the home page" in page.locator("#probes").inner_text()
+        shots = REPO / ".pytest_cache" / "screenshots"
+        page.locator("#soft-404").scroll_into_view_if_needed()
+        page.screenshot(path=str(shots / "audit-soft-404-catchall.png"))
 
 
 def test_an_apps_shell_at_every_url_is_no_soft_404(tmp_path: Path) -> None:
