@@ -1,6 +1,7 @@
 """A site of a million pages that needs no disk, and the crawler's memory as it crawls it.
 
     python bench/million.py --pages 1000000 [--concurrency 32] [--latency 0] [--report csv]
+    python bench/million.py --pages 10000000 --beside 91a1241 --results FILE
 
 nginx's njs module computes every page from its number: ``/`` is page 0,
 ``/p/N.html`` page N, whose children are pages N*30+1 … N*30+30. A page is
@@ -16,21 +17,27 @@ prints pages/s, CPU per page, peak RSS, and writes the samples to
 ``WORK/million-N.csv`` and a plot of RSS against pages to ``WORK/million-N.svg``.
 With ``--report FORMAT`` the crawl also writes an audit report (json, csv or
 html), whose records, skipped URLs and referrers must stay off the heap too;
-its files are then named ``million-N-report.*``. Only loopback is contacted.
+its files are then named ``million-N-report.*``. With ``--beside REV`` the
+commit REV crawls a second copy of the site at the same time (both built into
+venvs of their own), and each line carries the pages/s ratio: at 10M pages one
+run takes an hour, and two runs an hour apart differ by more than the 5 % being
+looked for. Only loopback is contacted.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from bench import NJS_MODULE, WORK, ensure_nginx
+from results_file import emit
+
+from bench import NJS_MODULE, WORK, baseline_crawler, ensure_nginx
 
 PORT = 18695
 CONF = """load_module {module};
@@ -140,44 +147,42 @@ def plot(samples: list[tuple[float, int, float]], path: Path, title: str) -> Non
         f'<polyline fill="none" stroke="#0969da" stroke-width="2" points="{points}"/></svg>\n')
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--pages", type=int, default=1_000_000)
-    parser.add_argument("--concurrency", type=int, default=32)
-    parser.add_argument("--latency", type=float, default=0.0)
-    parser.add_argument("--report", choices=("json", "csv", "html"),
-                        help="also write an audit report in this format")
-    parser.add_argument("--links", choices=("csv", "parquet"),
-                        help="also write the link graph (--links) in this format")
-    parser.add_argument("--crawler", default=f"{sys.executable} -m crawler",
-                        help="how to run the CLI")
-    args = parser.parse_args()
+def start_site(port: int, args: argparse.Namespace) -> Path:
+    """nginx computing the generated site on 127.0.0.1:port; returns its state directory."""
     binary = ensure_nginx()
     if not NJS_MODULE.exists():
         subprocess.run(["apt-get", "install", "-y", "-qq", "libnginx-mod-http-js"], check=True)
-    state = WORK / f"nginx-{PORT}"
+    state = WORK / f"nginx-{port}"
     shutil.rmtree(state, ignore_errors=True)
     (state / "tmp").mkdir(parents=True)
     (state / "site.js").write_text(SITE_JS.format(pages=args.pages,
                                                   delay_ms=round(args.latency * 1000)))
-    (state / "nginx.conf").write_text(CONF.format(module=NJS_MODULE, state=state, port=PORT))
+    (state / "nginx.conf").write_text(CONF.format(module=NJS_MODULE, state=state, port=port))
     subprocess.run([binary, "-e", str(state / "error.log"), "-c", str(state / "nginx.conf"),
                     "-p", str(state)], check=True)
     time.sleep(0.3)
-    name = (f"million-{args.pages}" + ("-report" if args.report else "")
-            + (f"-links-{args.links}" if args.links else ""))
-    out = WORK / f"{name}-out"
-    shutil.rmtree(out, ignore_errors=True)
+    return state
+
+
+def crawl_command(crawler: str, port: int, name: str, args: argparse.Namespace) -> list[str]:
+    command = [*crawler.split(), "crawl", f"http://127.0.0.1:{port}/", "--out",
+               str(WORK / f"{name}-out"), "--concurrency", str(args.concurrency), "--quiet"]
+    if args.report:
+        command += ["--report", str(WORK / f"{name}.{args.report}")]
+    if args.links:
+        command += ["--links", str(WORK / f"{name}.{args.links}")]
+    return command
+
+
+def run_one(crawler: str, port: int, name: str, args: argparse.Namespace) -> dict:
+    """One crawl of its own nginx, sampled every second; the figures as a dict."""
+    state = start_site(port, args)
+    shutil.rmtree(WORK / f"{name}-out", ignore_errors=True)
     samples: list[tuple[float, int, float]] = []
     try:
-        command = [*args.crawler.split(), "crawl", f"http://127.0.0.1:{PORT}/", "--out",
-                   str(out), "--concurrency", str(args.concurrency), "--quiet"]
-        if args.report:
-            command += ["--report", str(WORK / f"{name}.{args.report}")]
-        if args.links:
-            command += ["--links", str(WORK / f"{name}.{args.links}")]
         started = time.monotonic()
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        process = subprocess.Popen(crawl_command(crawler, port, name, args),
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         count, offset = 0, 0
         while True:
             pid, status, usage = os.wait4(process.pid, os.WNOHANG)
@@ -194,21 +199,81 @@ def main() -> None:
         os.kill(int((state / "nginx.pid").read_text()), 15)
     stderr = process.stderr.read().decode() if process.stderr else ""
     cpu = usage.ru_utime + usage.ru_stime
-    result = {"pages": args.pages, "report": args.report, "links": args.links,
-              "concurrency": args.concurrency,
-              "latency_s": args.latency,
-              "requests": count, "wall_s": round(wall, 1),
-              "pages_per_s": round(count / wall, 1),
-              "cpu_ms_per_request": round(cpu * 1000 / max(count, 1), 3),
-              "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
-              "code": os.waitstatus_to_exitcode(status), "stderr": stderr.strip()[-300:]}
     table = WORK / f"{name}-rss.csv" if args.report or args.links else WORK / f"{name}.csv"
     table.write_text("seconds,pages_served,rss_mb\n" + "".join(
         f"{t:.1f},{pages},{rss:.1f}\n" for t, pages, rss in samples))
     plot(samples, WORK / f"{name}.svg",
          f"sitemap-crawler: RSS against pages served ({args.pages:,}-page site"
          + (f", with a {args.report} report)" if args.report else ")"))
-    print(json.dumps(result))
+    return {"pages": args.pages, "report": args.report, "links": args.links,
+            "concurrency": args.concurrency, "latency_s": args.latency,
+            "requests": count, "wall_s": round(wall, 1),
+            "pages_per_s": round(count / wall, 1),
+            "cpu_ms_per_request": round(cpu * 1000 / max(count, 1), 3),
+            "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
+            "code": os.waitstatus_to_exitcode(status), "stderr": stderr.strip()[-300:],
+            "samples": samples}
+
+
+def short_commit(rev: str) -> str:
+    return subprocess.run(["git", "-C", str(Path(__file__).resolve().parent), "rev-parse",
+                           "--short", rev], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def run_beside(args: argparse.Namespace) -> list[dict]:
+    """This crawler and commit ``args.beside`` at once, each with its own nginx: both meet
+    the same load for the whole run, so their ratio holds where two runs an hour apart
+    would not (the machine drifts by more than 5 % between them)."""
+    name = f"million-{args.pages}"
+    ours, theirs = short_commit(args.commit), short_commit(args.beside)
+    sides = {ours: (baseline_crawler(ours), PORT, f"{name}-{ours}"),
+             theirs: (baseline_crawler(theirs), PORT + 1, f"{name}-{theirs}")}
+    with ThreadPoolExecutor(len(sides)) as pool:
+        futures = {side: pool.submit(run_one, crawler, port, tag, args)
+                   for side, (crawler, port, tag) in sides.items()}
+        results = [dict(futures[side].result(), commit=side) for side in sides]
+    # Once one side finishes, the other has the machine to itself: compare the pages each
+    # had served when the first one stopped.
+    together = min(result["wall_s"] for result in results)
+    for result in results:
+        served_then = max((pages for t, pages, _rss in result.pop("samples") if t <= together),
+                          default=0)
+        result["together_s"] = together
+        result["pages_per_s_together"] = round(served_then / together, 1)
+    ours, theirs = (result["pages_per_s_together"] for result in results)
+    for result in results:
+        result["ratio_together"] = round(ours / theirs, 3)
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--pages", type=int, default=1_000_000)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--report", choices=("json", "csv", "html"),
+                        help="also write an audit report in this format")
+    parser.add_argument("--links", choices=("csv", "parquet"),
+                        help="also write the link graph (--links) in this format")
+    parser.add_argument("--crawler", default=f"{sys.executable} -m crawler",
+                        help="how to run the CLI")
+    parser.add_argument("--beside", metavar="REV",
+                        help="crawl a second site with commit REV at the same time")
+    parser.add_argument("--commit", default="HEAD",
+                        help="with --beside: the commit measured against REV (built into "
+                             "a venv of its own, as REV is, so editing the tree cannot "
+                             "touch a running crawl)")
+    parser.add_argument("--results", help="append the JSON lines to this file too")
+    args = parser.parse_args()
+    if args.beside:
+        results = run_beside(args)
+    else:
+        name = (f"million-{args.pages}" + ("-report" if args.report else "")
+                + (f"-links-{args.links}" if args.links else ""))
+        results = [run_one(args.crawler, PORT, name, args)]
+        del results[0]["samples"]
+    emit(results, args.results)
 
 
 if __name__ == "__main__":
