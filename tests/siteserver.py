@@ -2,7 +2,8 @@
 
 A site is a folder under ``fixtures/sites/``. Files are served as they are
 (``{{PORT}}`` in a body becomes the server's port, so a page can link to
-``localhost`` on the same port; ``{{HOURS_AGO:N}}`` a date-time N hours ago).
+``localhost`` on the same port; ``{{HOURS_AGO:N}}`` a date-time N hours ago;
+``{{PATH}}`` in a route's body, the path asked for).
 An optional ``_routes.json`` maps a path (with its query, if any) to what to
 answer instead or in addition::
 
@@ -13,7 +14,9 @@ answer instead or in addition::
      "!missing": {"body": "<title>Sorry</title>…"}}
 
 ``!missing`` is what a path with no file and no route of its own answers (a
-soft-404 site's "not found" page, served with 200; a catch-all redirect).
+soft-404 site's "not found" page, served with 200; a catch-all redirect);
+``!missing /dir/`` what such a path under /dir/ answers (a section with a "not
+found" template of its own).
 
 Every request is logged (method, path, headers, time) so tests can assert
 what was *never* requested. After a crawl, ``overlay`` can point at the
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import html
 import json
 import mimetypes
 import re
@@ -101,11 +105,13 @@ def resolve(site: SiteServer, target: str, route: dict[str, Any]
     headers = {name: value.replace("{{PORT}}", str(site.port)) if isinstance(value, str)
                else value for name, value in route.get("headers", {}).items()}
     if "body" in route:
-        body = route["body"].encode(route.get("encoding", "utf-8"))
+        text = route["body"].replace("{{PATH}}", html.escape(target.split("?")[0]))
+        body = text.encode(route.get("encoding", "utf-8"))
         return route.get("status", 200), headers, _ports(site, body)
     file = _file(site, urllib.parse.unquote(target.split("?")[0]))
-    if file is None and not route and "!missing" in site.routes:
-        return resolve(site, target, site.routes["!missing"])
+    missing = _missing_route(site, target) if file is None and not route else None
+    if missing is not None:
+        return resolve(site, target, missing)
     if file is None:
         if "status" in route:
             return route["status"], headers, b""
@@ -131,6 +137,17 @@ def _file(site: SiteServer, path: str) -> Path | None:
 
 
 _HOURS_AGO = re.compile(rb"\{\{HOURS_AGO:(\d+)\}\}")
+
+
+def _missing_route(site: SiteServer, target: str) -> dict[str, Any] | None:
+    """What a path with no file answers: ``!missing /dir/`` for paths under /dir/ (the
+    longest such prefix), else ``!missing``."""
+    path = target.split("?")[0]
+    prefixes = [key.removeprefix("!missing ") for key in site.routes
+                if key.startswith("!missing /") and path.startswith(key[len("!missing "):])]
+    if prefixes:
+        return site.routes["!missing " + max(prefixes, key=len)]
+    return site.routes.get("!missing")
 
 
 def _ports(site: SiteServer, body: bytes) -> bytes:

@@ -237,9 +237,10 @@ CRAWL_OPTIONS = [
     click.option("--max-external", type=int, default=DEFAULT_MAX_EXTERNAL, show_default=True,
                   help="Distinct external URLs checked; the rest are counted."),
     click.option("--soft-404/--no-soft-404", "soft_404", default=True, show_default=True,
-                  help="Ask up to 4 made-up URLs before the first page, and never list a "
-                  "page that answers 200 but is a \"not found\" page: its title or h1 says "
-                  "so, or it is nearly the page those URLs showed."),
+                  help="Ask made-up URLs (4 before the first page, then one in each of "
+                  "the first 16 directories), and never list a page that answers 200 but "
+                  "is a \"not found\" page: its title or h1 says so, or it is nearly the "
+                  "page those URLs showed."),
     click.option("--allow-private-network", is_flag=True,
                   help="Let links, redirects, sitemaps and rendered pages reach loopback, "
                   "private and link-local addresses (cloud metadata included) even when "

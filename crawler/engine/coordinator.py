@@ -51,6 +51,7 @@ from crawler.urls.scope import Scope
 if TYPE_CHECKING:
     from crawler.engine.adaptive_pages import AdaptivePages
     from crawler.engine.page_fetcher import PageFetcher
+    from crawler.engine.soft_404 import DirectoryProbes
     from crawler.engine.worker_pool import WorkerPool
     from crawler.page.read import PageOutcome
     from crawler.store.link_spool import LinkSpool
@@ -98,16 +99,18 @@ async def crawl(
         async with Fetcher(FetchOptions.of(config)) as fetcher:
             policy = await start_up(fetcher, config, scope, result,
                                      listing=listing(config, seed_sitemap))
+            probes = None
             if config.soft_404:
-                from crawler.engine.soft_404 import ProbeSite, probe
+                from crawler.engine.soft_404 import DirectoryProbes, ProbeSite, new_token, probe
 
-                answers = await probe(ProbeSite(fetcher, scope, policy, scope.origin + "/"),
-                                      config, result)
-                config = replace(config, soft_404_probes=answers)
+                site = ProbeSite(fetcher, scope, policy, scope.origin + "/", new_token())
+                config = replace(config, soft_404_probes=await probe(site, result))
+                probes = DirectoryProbes(site, result)
             async with page_source(config, fetcher, filters.clean, policy) as pages:
                 coordinator = _Coordinator(SiteRules(config, scope, policy, filters), fetcher,
                                            result, on_record=on_record, state=state, pages=pages)
                 coordinator.admission.ours = own_domain
+                coordinator.probes = probes
                 await crawl_pages(coordinator, point, seed_sitemap, live_sitemap)
                 if config.check_external:
                     from crawler.engine.external_links import check_external
@@ -193,6 +196,8 @@ class _Coordinator:
         self.fetcher, self.scope = fetcher, scope
         self.adding: SeedCounts | None = None  # --add-urls' phase, once links are done
         self.on_record = on_record
+        # one probe in each directory pages are fetched in (soft 404s), when judged
+        self.probes: DirectoryProbes | None = None
         self.state = state = state if state is not None else NoState()
         self.run_time = datetime.now(UTC).replace(microsecond=0)
         filters = self.filters = rules.filters or UrlFilters()
@@ -298,6 +303,14 @@ class _Coordinator:
 
     def offer_orphans(self, live: LiveSitemap) -> None:
         self.orphans.offer(live)
+
+    async def _probed(self, job: Job) -> Job:
+        """The job with what an unknown URL in its directory showed, where that was a
+        page: its reader compares the two (soft 404s)."""
+        if self.probes is None:
+            return job
+        answer = await self.probes.answer_for(job.url)
+        return job if answer is None else replace(job, probe=answer)
 
     def _with_validators(self, job: Job) -> Job:
         validators = self.state.validators(job.url, images=self.config.images,
@@ -420,7 +433,7 @@ class _Coordinator:
                 continue
             stats.in_flight += 1
             try:
-                outcome = await self.fetch(self._with_validators(job))
+                outcome = await self.fetch(await self._probed(self._with_validators(job)))
             finally:
                 stats.in_flight -= 1
             self.accept(job, outcome)

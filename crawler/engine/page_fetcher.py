@@ -34,6 +34,7 @@ from crawler.urls.robots import RobotsPolicy
 from crawler.urls.scope import Scope
 
 if TYPE_CHECKING:
+    from crawler.page.soft_404 import ProbeAnswer
     from crawler.render.renderer import Renderer
 
 
@@ -209,11 +210,14 @@ class PageFetcher:
         return self._heavy
 
     def read(self, response: Response, depth: int, now: datetime,
-             rendered: bool = False) -> PageOutcome:
+             rendered: bool = False, probe: ProbeAnswer | None = None) -> PageOutcome:
         """One answer into its outcome (in the sandbox's child, when there is one).
-        ``rendered``: the body is the DOM a browser rendered, read for its merge."""
-        outcome = read_page(response, depth, self.token, now,
-                            self.reading_rendered if rendered else self.reading)
+        ``rendered``: the body is the DOM a browser rendered, read for its merge;
+        ``probe``: what an unknown URL in the page's directory showed, compared too."""
+        reading = self.reading_rendered if rendered else self.reading
+        if probe is not None and reading.soft_404 is not None:
+            reading = replace(reading, soft_404=(*reading.soft_404, probe))
+        outcome = read_page(response, depth, self.token, now, reading)
         # a page about to be rendered keeps every link: they are compared with the DOM's
         if outcome.links and not rendered and not wants_render(outcome.record):
             self._hand_over(outcome)
@@ -229,13 +233,14 @@ class PageFetcher:
             outcome.links = unsent(outcome.links, self.sent)
 
     async def _read(self, response: Response, depth: int, now: datetime,
-                    rendered: bool = False) -> PageOutcome:
+                    rendered: bool = False, probe: ProbeAnswer | None = None
+                    ) -> PageOutcome:
         if self.sandboxes:
             # Off this process: a page lexbor takes seconds over cannot stall the loop.
             sandbox = await self._child_for_next_page()
-            return await sandbox.read(response, depth, now, rendered)
+            return await sandbox.read(response, depth, now, rendered, probe)
         try:
-            return self.read(response, depth, now, rendered)
+            return self.read(response, depth, now, rendered, probe)
         except Exception as exc:  # one page never ends the crawl: it is that page's error
             return failed_page(response, depth, exc)
 
@@ -294,7 +299,7 @@ class PageFetcher:
                 return self.read(response, job.depth, now)
             except Exception as exc:  # one page never ends the crawl
                 return failed_page(response, job.depth, exc)
-        outcome = await self._read(response, job.depth, now)
+        outcome = await self._read(response, job.depth, now, probe=job.probe)
         if self.config.render != "never" and wants_render(outcome.record) and (
                 outcome.record.error is None):
             outcome = await self._render(response, outcome, now)

@@ -26,7 +26,7 @@ took 14 µs in a crawl against 0.8 µs in a loop (a batch's, 3.7 µs a page), an
 unpickling its page 7.5 µs against 2.6 (in a batch, 4.4). So which
 page the child is reading, and since when, is not told by the order of its
 answers but written by the child into a few bytes of memory shared with the
-parent (:class:`_Progress`): the watchdog times that page, and a child that
+parent (:class:`Progress`): the watchdog times that page, and a child that
 dies or is killed takes only that page with it; the pages whose answers it had
 not yet sent go to the next child.
 
@@ -39,16 +39,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import mmap
 import os
 import pickle
 import signal
 import socket
-import struct
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import anyio
 from anyio.abc import TaskGroup
@@ -56,11 +55,16 @@ from anyio.abc import TaskGroup
 from crawler.core.errors import ErrorKind
 from crawler.core.response import Response
 from crawler.engine.forked_child import become_child, kill_and_reap
+from crawler.engine.parse_progress import Progress
 from crawler.page.read import PageOutcome, failed_page, unread_page
 from crawler.page.wire import outcome_in, outcome_out
 
-# (answer, depth, when, whether the body is a rendered DOM) -> outcome
-Reader = Callable[[Response, int, datetime, bool], PageOutcome]
+if TYPE_CHECKING:
+    from crawler.page.soft_404 import ProbeAnswer
+
+# (answer, depth, when, whether the body is a rendered DOM, the probe answer of the
+# page's directory) -> outcome
+Reader = Callable[[Response, int, datetime, bool, "ProbeAnswer | None"], PageOutcome]
 LENGTH_BYTES = 4
 SOCKET_BUFFER = 4 * 1024 * 1024  # the kernel caps it at net.core.wmem_max
 READ_BUFFER = 256 * 1024  # what one read of the child's answers may take
@@ -80,48 +84,6 @@ _RESPONSE_FIELDS = tuple(field.name for field in fields(Response))
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-class _Progress:
-    """The ticket of the page a child is reading (0: none) and when it began, in memory
-    shared by the parent and the child forked with it (no write, no wakeup).
-
-    The child writes the time before the ticket, and the parent reads the ticket
-    before and after the time, keeping the reading only if both agree: an 8-byte
-    aligned store is whole on the machines Python runs on, so a reading never pairs
-    one page's ticket with another's time."""
-
-    _TICKET = struct.Struct("=q")
-    _SINCE = struct.Struct("=d")
-
-    def __init__(self) -> None:
-        self.memory = mmap.mmap(-1, 24)  # anonymous and shared: the fork inherits it
-
-    def begin(self, ticket: int) -> None:
-        self._SINCE.pack_into(self.memory, 8, time.monotonic())
-        self._SINCE.pack_into(self.memory, 16, time.process_time())
-        self._TICKET.pack_into(self.memory, 0, ticket)
-
-    def cpu_at_start(self) -> float:
-        """The child's CPU time when it began the page it is reading."""
-        return self._SINCE.unpack_from(self.memory, 16)[0]
-
-    def idle(self) -> None:
-        self._TICKET.pack_into(self.memory, 0, 0)
-
-    def reading(self) -> tuple[int, float] | None:
-        """(ticket, since) of the page being read; None when idle or mid-write."""
-        (ticket,) = self._TICKET.unpack_from(self.memory, 0)
-        (since,) = self._SINCE.unpack_from(self.memory, 8)
-        (again,) = self._TICKET.unpack_from(self.memory, 0)
-        return (ticket, since) if ticket and ticket == again else None
-
-    def ticket(self) -> int:
-        """The page the child was reading when it stopped (0: none)."""
-        return self._TICKET.unpack_from(self.memory, 0)[0]
-
-    def close(self) -> None:
-        self.memory.close()
-
-
 @dataclass(slots=True)
 class _Page:
     """A page sent to the child, until its outcome is back."""
@@ -132,6 +94,7 @@ class _Page:
     now: datetime
     done: asyncio.Future[PageOutcome]
     rendered: bool = False
+    probe: ProbeAnswer | None = None  # what an unknown URL in its directory shows
     sent_to: int = 0  # the child (by generation) it was sent to
 
 
@@ -184,7 +147,7 @@ class ParseSandbox:
         self.budget = budget
         self._pending: dict[int, _Page] = {}  # in the order sent, which the child keeps
         self._tickets = 0
-        self._progress: _Progress | None = None  # what the current child is reading
+        self._progress: Progress | None = None  # what the current child is reading
         # the pages for the child, written in one frame once a loop turn
         self._outbox: list[tuple[int, tuple[object, ...], int, datetime, bool]] = []
         self._pid = 0
@@ -226,11 +189,12 @@ class ParseSandbox:
             return None
 
     async def read(self, response: Response, depth: int, now: datetime,
-                   rendered: bool = False) -> PageOutcome:
+                   rendered: bool = False, probe: ProbeAnswer | None = None) -> PageOutcome:
         """The page's outcome, read in the child (or the reason it could not be)."""
         self._tickets += 1
         page = _Page(self._tickets, response, depth, now,
-                     asyncio.get_running_loop().create_future(), rendered)
+                     asyncio.get_running_loop().create_future(), rendered=rendered,
+                     probe=probe)
         self._pending[page.ticket] = page
         try:
             self._send(page)
@@ -248,7 +212,8 @@ class ParseSandbox:
         wire = tuple(getattr(page.response, name) for name in _RESPONSE_FIELDS)
         if not self._outbox:  # the pages of this turn of the loop go in one frame
             asyncio.get_running_loop().call_soon(self._flush)
-        self._outbox.append((page.ticket, wire, page.depth, page.now, page.rendered))
+        self._outbox.append((page.ticket, wire, page.depth, page.now, page.rendered,
+                             page.probe))
 
     def _flush(self) -> None:
         # what is in the outbox is the current child's: a child stopped empties it
@@ -296,7 +261,7 @@ class ParseSandbox:
                     os.kill(self._pid, signal.SIGKILL)
             await anyio.sleep(0.01)
 
-    def _cpu_left(self, progress: _Progress, since: float) -> float:
+    def _cpu_left(self, progress: Progress, since: float) -> float:
         """What is left of the page's budget counted in the child's CPU time, so that
         a machine busy with other work does not make a page fail that a quiet one
         reads in time (the budget is against hostile pages, which spend it on CPU);
@@ -332,7 +297,7 @@ class ParseSandbox:
             with contextlib.suppress(OSError):
                 end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SOCKET_BUFFER)
                 end.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SOCKET_BUFFER)
-        progress = _Progress()
+        progress = Progress()
         pid = os.fork()
         if pid == 0:  # the child: never returns
             ours.close()
@@ -371,7 +336,7 @@ def _overrun(page: _Page, budget: float) -> PageOutcome:
 # -- the child's side ---------------------------------------------------------------
 
 
-def _child(sock: socket.socket, read: Reader, progress: _Progress) -> None:
+def _child(sock: socket.socket, read: Reader, progress: Progress) -> None:
     """Read pages from ``sock`` until it closes; never returns to the caller's code."""
     code = 0
     try:  # the forked child's boundary: whatever ends it, the process exits here
@@ -382,7 +347,7 @@ def _child(sock: socket.socket, read: Reader, progress: _Progress) -> None:
         os._exit(code)
 
 
-def _serve(sock: socket.socket, read: Reader, progress: _Progress) -> None:
+def _serve(sock: socket.socket, read: Reader, progress: Progress) -> None:
     """Answer each batch of pages that arrived together in one frame."""
     become_child(sock)
     scratch = memoryview(bytearray(READ_BUFFER))
@@ -400,9 +365,10 @@ def _serve(sock: socket.socket, read: Reader, progress: _Progress) -> None:
         answers: list[tuple[int, tuple[object, ...]]] = []
         began = time.monotonic()
         for frame in frames:
-            for ticket, wire, depth, now, rendered in pickle.loads(frame):
+            for ticket, wire, depth, now, rendered, probe in pickle.loads(frame):
                 progress.begin(ticket)
-                answers.append((ticket, _answer(read, Response(*wire), depth, now, rendered)))
+                answers.append((ticket, _answer(read, Response(*wire), depth, now,
+                                                rendered, probe)))
                 if time.monotonic() - began > FLUSH_SECONDS:  # slow pages: answer so far
                     sock.sendall(_frame(answers))
                     answers.clear()
@@ -436,10 +402,10 @@ def _frame(items: Sequence[object]) -> bytes:
 
 
 def _answer(read: Reader, response: Response, depth: int, now: datetime,
-            rendered: bool) -> tuple[object, ...]:
+            rendered: bool, probe: ProbeAnswer | None) -> tuple[object, ...]:
     """One page's outcome, for the wire (one page's failure never ends the child)."""
     try:
-        outcome = read(response, depth, now, rendered)
+        outcome = read(response, depth, now, rendered, probe)
     except MemoryError:
         outcome = unread_page(response, depth, ErrorKind.PARSE_TIMEOUT,
                               "the page needed more memory than the parser may use")

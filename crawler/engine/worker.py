@@ -120,8 +120,9 @@ async def _work(link: Link, config: CrawlConfig, holding: bool,
                     for message in batch:
                         kind = message[0]
                         if kind == "job":
-                            _, url, depth, validators, ticket = message
-                            jobs_tx.send_nowait((Job(url, depth, validators=validators), ticket))
+                            _, url, depth, validators, probe, ticket = message
+                            jobs_tx.send_nowait((Job(url, depth, validators=validators,
+                                                     probe=probe), ticket))
                         elif kind == "go":
                             gate.grant(message[1])
                         elif kind == "holding":

@@ -223,7 +223,7 @@ class WorkerPool:
         done, slot, job, handed = entry
         worker.pending[ticket] = (done, slot, job, handed + 1)
         # hops and chain are the coordinator's business (loop detection): not sent
-        worker.link.post(("job", job.url, job.depth, job.validators, ticket))
+        worker.link.post(("job", job.url, job.depth, job.validators, job.probe, ticket))
 
     async def _watch(self) -> None:
         """Give up a worker that has gone quiet: stopped (SIGSTOP) or wedged."""

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from crawler.page.soft_404 import ProbeAnswer
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,3 +20,6 @@ class Job:
     chain: tuple[str, ...] = ()
     # conditional-request headers from the state of earlier runs
     validators: tuple[tuple[str, str], ...] = ()
+    # what a made-up URL in its directory answered, when that was a page: attached as
+    # the job is fetched (crawler.engine.soft_404), never queued or stored
+    probe: ProbeAnswer | None = None

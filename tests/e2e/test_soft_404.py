@@ -3,7 +3,9 @@
 ``soft404``: unknown URLs answer 200 with the shop's "Sorry about that" page (a
 title that says nothing: only its likeness to the probe's answer gives it away),
 a German offer page whose h1 says "Seite nicht gefunden", and a blog post titled
-"How we fixed our 404 pages", which is content. ``catchall``: unknown URLs
+"How we fixed our 404 pages", which is content. Its ``/recipes/`` section has a
+"not found" template of its own, titled as the section's index is ("Recipes |
+Soft Shop"): only a probe in that directory shows what it looks like. ``catchall``: unknown URLs
 redirect to the home page.
 """
 
@@ -34,15 +36,23 @@ def test_an_audit_finds_soft_404s_by_likeness_and_by_what_they_say(tmp_path: Pat
     assert run.code == 0, run.stderr
     document = json.loads(data.read_text())
     found = _soft(document, u)
-    assert set(found) == {"/discontinued-teapot.html", "/old-kettle.html", "/de/angebot.html"}
+    assert set(found) == {"/discontinued-teapot.html", "/old-kettle.html", "/de/angebot.html",
+                          "/recipes/lemon-cake.html"}
     assert found["/de/angebot.html"] == "h1 says not found"
     assert found["/old-kettle.html"].startswith(f"like the answer to {u}/sitemap-crawler-probe-")
+    # the section's own template, found by the probe asked in its directory (the
+    # section's index shares its title, and is no soft 404)
+    assert found["/recipes/lemon-cake.html"].startswith(
+        f"like the answer to {u}/recipes/sitemap-crawler-probe-")
     assert "/blog/why-404-pages-matter.html" not in found  # mentions 404: content
     finding = document["findings"]["soft-404"]
     assert finding["severity"] == "error"
-    # the probes: two made-up URLs, asked once each, named in the report with their answer
-    assert len(probes) == 2 and len(set(probes)) == 2
-    assert [probe["url"].removeprefix(u) for probe in finding["probes"]] == probes
+    # the probes: the root's two, then one in each directory pages were found in; asked
+    # once each, named in the report with their answer
+    directories = sorted(probe.rsplit("/", 1)[0] + "/" for probe in probes)
+    assert directories == ["/", "/", "/blog/", "/de/", "/recipes/"]
+    assert len(set(probes)) == len(probes)
+    assert sorted(probe["url"].removeprefix(u) for probe in finding["probes"]) == sorted(probes)
     assert {probe["status"] for probe in finding["probes"]} == {200}
     from browser import browser_page
 
@@ -53,21 +63,27 @@ def test_an_audit_finds_soft_404s_by_likeness_and_by_what_they_say(tmp_path: Pat
         assert "Soft 404s" in first.inner_text()  # an error, with the most pages
         assert "sitemap-crawler-probe-" in page.locator("#probes").inner_text()
         rows = page.locator("#soft-404 tbody tr")  # errors' tables are open
-        assert rows.count() == 3 and "h1 says not found" in rows.all_inner_texts()[0]
+        assert rows.count() == 4 and "h1 says not found" in rows.all_inner_texts()[0]
         shots = REPO / ".pytest_cache" / "screenshots"
         shots.mkdir(parents=True, exist_ok=True)
         page.locator("#soft-404").scroll_into_view_if_needed()
         page.screenshot(path=str(shots / "audit-soft-404.png"))
 
 
-def test_crawl_never_lists_a_soft_404(tmp_path: Path) -> None:
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_crawl_never_lists_a_soft_404(tmp_path: Path, workers: str) -> None:
+    """In this process's reader and in worker processes' alike: a directory's probe
+    answer travels with the pages fetched there."""
     out = tmp_path / "out"
     with RunningServer("soft404") as site:
-        run = run_cli("crawl", site.url + "/", "--out", str(out), default_soft_404=True)
+        run = run_cli("crawl", site.url + "/", "--out", str(out), "--workers", workers,
+                      default_soft_404=True)
         listed = {url.removeprefix(site.url) for url in read_sitemaps(out, site.url + "/").locs}
     assert run.code == 0, run.stderr
-    assert "/blog/why-404-pages-matter.html" in listed and "/teapots.html" in listed
-    assert not listed & {"/discontinued-teapot.html", "/old-kettle.html", "/de/angebot.html"}
+    assert {"/blog/why-404-pages-matter.html", "/teapots.html", "/recipes/",
+            "/recipes/scones.html"} <= listed
+    assert not listed & {"/discontinued-teapot.html", "/old-kettle.html", "/de/angebot.html",
+                         "/recipes/lemon-cake.html"}
 
 
 def test_no_soft_404_asks_no_probe_and_lists_them_as_before(tmp_path: Path) -> None:

@@ -306,10 +306,12 @@ def _start(site: Any, out: Path, *args: str,
            env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     env = {**{k: v for k, v in os.environ.items() if "proxy" not in k.lower()}, **(env or {})}
     env["NO_PROXY"] = "*"
-    # --keep-duplicates as run_cli has it: the slow pages are one body at many URLs
+    # --keep-duplicates and --no-soft-404 as run_cli has them: the slow pages are one
+    # body at many URLs, and so is what a made-up URL among them answers
     return subprocess.Popen(
         [sys.executable, "-m", "crawler", "crawl", site.url + "/", "--out", str(out),
-         "--workers", "2", "--concurrency", "4", "--keep-duplicates", *args],
+         "--workers", "2", "--concurrency", "4", "--keep-duplicates", "--no-soft-404",
+         *args],
         cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

@@ -21,7 +21,7 @@ from crawler.page.read import PageOutcome
 
 def _reader(pause: float):  # type: ignore[no-untyped-def]
     def read(self: PageFetcher, response: Response, depth: int, now: datetime,
-             rendered: bool = False) -> PageOutcome:
+             rendered: bool = False, _probe: object = None) -> PageOutcome:
         end = time.process_time() + pause
         while time.process_time() < end:  # a page with hundreds of links to resolve
             pass

@@ -18,7 +18,8 @@ from crawler.engine.parse_sandbox import ParseSandbox, Reader, _frame, _frames
 from crawler.page.read import PageOutcome, read_page
 
 
-def _read(response: Response, depth: int, now: datetime, rendered: bool) -> PageOutcome:
+def _read(response: Response, depth: int, now: datetime, rendered: bool,
+          _probe: object = None) -> PageOutcome:
     if response.url.endswith("/crash"):
         os._exit(3)  # a parser dying under us (a segfault in C would look the same)
     if response.url.endswith("/slow"):
@@ -68,7 +69,7 @@ def test_pages_in_flight_survive_a_crash_and_an_overrun() -> None:
 
 
 def _read_steadily(response: Response, depth: int, now: datetime,
-                   rendered: bool) -> PageOutcome:
+                   rendered: bool, _probe: object = None) -> PageOutcome:
     time.sleep(0.4)  # each page well within the budget; all of them together, not
     return read_page(response, depth, "sitemap-crawler", now)
 
@@ -99,7 +100,7 @@ def test_frames_cut_anywhere_come_out_whole_and_in_order() -> None:
 
 
 def _read_busy_or_waiting(response: Response, depth: int, now: datetime,
-                          rendered: bool) -> PageOutcome:
+                          rendered: bool, _probe: object = None) -> PageOutcome:
     if response.url.endswith("/waits"):  # a child the machine gives no CPU for 2 s
         time.sleep(2.0)
     if response.url.endswith("/spins"):  # a page that costs the parser CPU without end
