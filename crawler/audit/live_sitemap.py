@@ -74,6 +74,11 @@ async def read_live_sitemap(fetcher: Fetcher, asked: str, scope: Scope, *,
     return live
 
 
+def _nothing_like_a_sitemap(parsed: ParsedSitemap) -> bool:
+    return parsed.kind is None and bool(parsed.problems) and all(
+        problem.startswith("not-a-sitemap") for problem in parsed.problems)
+
+
 class _Reader:
     def __init__(self, fetcher: Fetcher, live: LiveSitemap, parse: SitemapParser,
                  clean: Callable[[str], str]) -> None:
@@ -121,8 +126,13 @@ class _Reader:
                                      f"HTTP {file.status}")
             self.live.files.append(file)
             return None
-        self.live.files.append(file)
         parsed = self.parse(body)
+        if quiet_404 and _nothing_like_a_sitemap(parsed):
+            # a guessed name answered by the site's "not found" page served with 200, or
+            # by a page of its own: no sitemap is there, which is no sitemap's error
+            self.live.tried.append(target)
+            return None
+        self.live.files.append(file)
         file.kind = parsed.kind
         file.problems += parsed.problems
         file.deprecated = dict(parsed.deprecated)

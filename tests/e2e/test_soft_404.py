@@ -45,6 +45,10 @@ def test_an_audit_finds_soft_404s_by_likeness_and_by_what_they_say(tmp_path: Pat
     assert found["/recipes/lemon-cake.html"].startswith(
         f"like the answer to {u}/recipes/sitemap-crawler-probe-")
     assert "/blog/why-404-pages-matter.html" not in found  # mentions 404: content
+    # /sitemap.xml, a guess, shows the "not found" page too: no sitemap, not a broken one
+    assert document["findings"]["sitemap-errors"]["count"] == 0
+    (missing,) = document["findings"]["no-sitemap"]["items"]
+    assert f"{u}/sitemap.xml" in missing["tried"]
     finding = document["findings"]["soft-404"]
     assert finding["severity"] == "error"
     # the probes: the root's two, then one in each directory pages were found in; asked
