@@ -86,6 +86,9 @@ def _pages_so_far(result: CrawlResult) -> str | None:
     return f"{stats.fetched:,} of {stats.fetched + stats.queued + stats.in_flight:,} pages"
 
 
+MANY_HOME_REDIRECTS = 5  # URLs redirecting to the home page: from this many, pages gone
+
+
 class _PageFindings:
     """The findings read off each record, in one pass over them all."""
 
@@ -94,6 +97,10 @@ class _PageFindings:
         self.records, self.skipped, self.where = records, skipped, where
         self.referrers = result.referrers
         self.catch_all_home = result.catch_all_home
+        start = result.start_url
+        self.homes = {start[: start.find("/", start.find("//") + 2)] + "/", start}
+        # URLs redirecting to the home page while no probe did: pages gone, once many do
+        self.home_redirects: list[dict] = []
         self.lists: dict[str, list[dict]] = defaultdict(list)
         self.rendering = RenderFindings()
         self.dropped: dict[str, list[str]] = defaultdict(list)  # kept URL -> its duplicates
@@ -159,11 +166,24 @@ class _PageFindings:
         if record.verdict is Verdict.SOFT_404:
             self.lists["soft-404"].append({"url": url, "why": record.soft_404,
                                            "title": record.title, **self.where(url)})
-        elif (self.catch_all_home is not None and record.verdict in REDIRECTS
-              and record.redirect_to == self.catch_all_home and not _home_itself(url)):
+        elif record.verdict not in REDIRECTS or _home_itself(url):
+            return
+        elif self.catch_all_home is not None and record.redirect_to == self.catch_all_home:
             self.lists["soft-404"].append(
                 {"url": url, "why": "redirects to the home page, as URLs that exist "
                  "nowhere do", "title": None, **self.where(url)})
+        elif record.redirect_to in self.homes:
+            self.home_redirects.append({"url": url, "title": None, **self.where(url)})
+
+    def soft_404s(self) -> list[dict]:
+        """The soft 404s, with the URLs redirecting home where :data:`MANY_HOME_REDIRECTS`
+        or more do: one or two may be the home page's other names; a pattern of them is
+        removed pages sent home, which search engines treat as soft 404s."""
+        found, home = self.lists["soft-404"], self.home_redirects
+        if len(home) >= MANY_HOME_REDIRECTS:
+            why = f"redirects to the home page, as {len(home):,} URLs of this site do"
+            found = found + [{"url": item["url"], "why": why, **item} for item in home]
+        return _by_url(found)
 
     def _what_it_says(self, record: PageRecord) -> None:
         """A listed HTML page's title, description and headings."""
@@ -192,7 +212,7 @@ class _PageFindings:
         return {
             "broken-links": _by_url(lists["broken-links"]),
             "redirected-links": _by_url(lists["redirected-links"]),
-            "soft-404": _by_url(lists["soft-404"]),
+            "soft-404": self.soft_404s(),
             "duplicates": _duplicates(records, self.dropped),
             "canonical-problems": _by_url(lists["canonical-problems"]),
             "titles": _by_url(lists["missing-titles"]) + _by_url(lists["empty-titles"]) + [

@@ -143,3 +143,38 @@ def test_an_apps_shell_at_every_url_is_no_soft_404(tmp_path: Path) -> None:
     finding = json.loads(data.read_text())["findings"]["soft-404"]
     assert finding["count"] == 0
     assert {probe["answer"] for probe in finding["probes"]} == {"an app's shell"}
+
+
+def test_many_removed_pages_redirecting_home_are_soft_404s_with_no_probe_saying_so(
+        tmp_path: Path) -> None:
+    """Unknown URLs answer 404 as they should, but the pages the site removed all
+    redirect to the home page: five or more such redirects are pages gone. Two are
+    not (a home page's other names, a renamed start page, happen)."""
+    root = tmp_path / "site"
+    root.mkdir()
+    gone = [f"/spring-sale-{n}.html" for n in range(5)]
+    links = "".join(f'<a href="{path}">{path}</a> ' for path in [*gone, "/about.html"])
+    (root / "index.html").write_text(f"<!doctype html><title>Home</title><h1>Home</h1>"
+                                     f"<p>Welcome.</p>{links}")
+    (root / "about.html").write_text("<!doctype html><title>About</title><h1>About</h1>"
+                                     "<p>Us.</p>")
+    routes = {path: {"status": 301, "headers": {"Location": "/"}} for path in gone}
+    data = tmp_path / "audit.json"
+    with RunningServer(root, routes) as site:
+        run = run_cli("audit", site.url + "/", "--report", str(data), "--no-check-external",
+                      default_soft_404=True)
+    assert run.code == 0, run.stderr
+    document = json.loads(data.read_text())
+    probes = document["findings"]["soft-404"]["probes"]
+    assert {probe["status"] for probe in probes} == {404}
+    found = _soft(document, site.url)
+    assert set(found) == set(gone)
+    assert all(why == "redirects to the home page, as 5 URLs of this site do"
+               for why in found.values())
+    # the same site with two of them: a redirect home is not yet a pattern
+    routes = {path: {"status": 301, "headers": {"Location": "/"}} for path in gone[:2]}
+    with RunningServer(root, routes) as site:
+        run = run_cli("audit", site.url + "/", "--report", str(data), "--no-check-external",
+                      default_soft_404=True)
+    assert run.code == 0, run.stderr
+    assert json.loads(data.read_text())["findings"]["soft-404"]["count"] == 0
