@@ -18,6 +18,7 @@ from typing import Any, TextIO
 from crawler.audit.grouping import describe
 from crawler.audit.item import FindingItem
 from crawler.audit.names import CHANGE_FINDINGS, CHANGES, FINDINGS, LIVE_FINDINGS, RENDER_FINDINGS
+from crawler.audit.probe_summary import probe_groups
 from crawler.audit.report_html_assets import HEAD as _HEAD
 from crawler.audit.report_html_assets import SCRIPT as _SCRIPT
 from crawler.audit.triage import (
@@ -220,14 +221,18 @@ def fix_first_section(found: dict[str, Any]) -> str:
 
 
 def _probes(probes: list[dict[str, Any]] | None) -> str:
-    """The URLs asked to learn what "not found" looks like here, and what each answered."""
+    """The URLs asked to learn what "not found" looks like here, and what they answered:
+    grouped, the first few of each named, the others unfolded on a click."""
     if not probes:
         return ""
-    told = "; ".join(f"{_cell(probe['url'])} answered {_e(probe['status'] or 'nothing')}"
-                     + (f" ({_e(probe['answer'])})" if probe.get("answer") else "")
-                     for probe in probes)
-    return f'<p class="unchecked" id="probes"><b>Soft-404 probes:</b> {told}.</p>'
-
+    told = "; ".join(
+        group.said() + ": " + ", ".join(_cell(url) for url in group.named)
+        + (f' <details class="more"><summary>and {len(group.more):,} more</summary>'
+           + ", ".join(_cell(url) for url in group.more) + "</details>" if group.more else "")
+        for group in probe_groups(probes))
+    # a <div>: the folded rest is a <details>, which no <p> may hold
+    return (f'<div class="unchecked" id="probes"><b>Soft-404 probes</b> ({len(probes):,} '
+            f"made-up URLs): {told}</div>")
 
 
 def _since_section(document: dict[str, Any]) -> str:

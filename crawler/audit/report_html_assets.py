@@ -50,6 +50,7 @@ p.sample { font-size: .88rem; } h2 small .badge { margin-left: .3rem; }
 .banner { background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px;
           padding: .5rem .8rem; }
 p.more { color: #59636e; }
+#probes { margin: 1rem 0; } #probes details.more > summary { color: #0969da; }
 details > summary { cursor: pointer; } details > summary > h2, details > summary > h3 {
   display: inline; } section > details { margin-top: 1.2rem; }
 .card.out { background: #f6f8fa; } table.compact { width: auto; }

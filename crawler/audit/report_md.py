@@ -14,6 +14,7 @@ from typing import Any
 from crawler.audit.grouping import describe
 from crawler.audit.item import FindingItem
 from crawler.audit.names import CHANGES
+from crawler.audit.probe_summary import probe_groups
 from crawler.audit.triage import clean, fix_first, in_a_list, not_checked, so_far, triage_of
 from crawler.core.counts import external_words
 
@@ -62,10 +63,9 @@ def report_markdown(document: dict[str, Any]) -> str:
                     for reached, names in so_far(found).items()}}
     lines += [f"{what}: {', '.join(names)}." for what, names in unchecked.items()]
     if probes := found.get("soft-404", {}).get("probes"):
-        lines += ["Soft-404 probes: " + "; ".join(
-            f"{_code(probe['url'])} answered {probe['status'] or 'nothing'}"
-            + (f" ({probe['answer']})" if probe.get("answer") else "") for probe in probes)
-            + ".", ""]
+        lines += [f"Soft-404 probes ({len(probes):,} made-up URLs): " + "; ".join(
+            group.said() + ": " + ", ".join(_code(url) for url in group.urls)
+            for group in probe_groups(probes)) + ".", ""]
     if unchecked:
         lines.append("")
     for name in [*changed, *(entry.name for entry in ranked)]:

@@ -94,7 +94,7 @@ async def ask(site: ProbeSite, url: str, result: CrawlResult) -> ProbeAnswer | N
             seen["answer"] = "redirects to the home page"
     elif response.status == 200 and response.body is not None:
         answer = _answer_page(url, response.body, response.content_type)
-        seen["answer"] = "an app's shell" if answer is None else "a page (compared)"
+        seen["answer"] = "an app's shell" if answer is None else "a page, compared"
     else:
         seen["answer"] = "not found, as it should" if response.status in (404, 410) \
             else "other"

@@ -65,7 +65,12 @@ def test_an_audit_finds_soft_404s_by_likeness_and_by_what_they_say(tmp_path: Pat
         page.goto(html.as_uri())
         first = page.locator("ol.fix-first > li").first
         assert "Soft 404s" in first.inner_text()  # an error, with the most pages
-        assert "sitemap-crawler-probe-" in page.locator("#probes").inner_text()
+        told = page.locator("#probes")
+        assert "5 answered 200 (a page, compared)" in told.inner_text()
+        assert len([a for a in told.locator("a").all() if a.is_visible()]) == 3  # rest folded
+        told.locator("summary").click()
+        shown = told.inner_text()
+        assert all(u + path in shown for path in probes)
         rows = page.locator("#soft-404 tbody tr")  # errors' tables are open
         assert rows.count() == 4 and "h1 says not found" in rows.all_inner_texts()[0]
         shots = REPO / ".pytest_cache" / "screenshots"

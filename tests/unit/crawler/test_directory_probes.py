@@ -85,7 +85,7 @@ def test_one_probe_a_directory_and_pages_fetched_meanwhile_wait_for_it() -> None
     assert answers[0] is not None and answers[0].title == "Shop"  # type: ignore[attr-defined]
     assert probes.result.soft_404_probes == [{
         "url": "http://s.test/shop/sitemap-crawler-probe-x.html", "status": 200,
-        "answer": "a page (compared)"}]
+        "answer": "a page, compared"}]
 
 
 def test_the_start_directories_are_never_asked_again_and_the_budget_holds() -> None:
