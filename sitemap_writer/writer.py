@@ -6,16 +6,17 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sitemap_writer.entry import MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP, SitemapEntry
 from sitemap_writer.errors import InvalidEntry, OutputError, SitemapError
-from sitemap_writer.html_view import VIEW_FILE, HtmlView
 from sitemap_writer.index import INDEX_NAME, index_bytes
 from sitemap_writer.news import MAX_NEWS_URLS, NEWS_NAME, NewsEntry, newest_news, news_bytes
 from sitemap_writer.publish import (
     SECTION_NAME,
     SHARD_FILE,
     STAGING_PREFIX,
+    VIEW_FILE,
     Published,
     publish,
     staging,
@@ -25,6 +26,9 @@ from sitemap_writer.robots_txt import with_sitemap_line
 from sitemap_writer.serialize import urlset_head
 from sitemap_writer.shards import Shard, ShardWriter
 from sitemap_writer.stylesheet import BUILTIN, BUILTIN_XSL, STYLESHEET_NAME
+
+if TYPE_CHECKING:
+    from sitemap_writer.html_view import HtmlView
 
 ROBOTS_NAME = "robots.txt"
 
@@ -222,7 +226,11 @@ class _Job:
 
 def _write(entries: Iterable[SitemapEntry], job: _Job) -> WriteResult:
     with staging(job.out) as stage:
-        view = HtmlView(stage) if job.html else None
+        view = None
+        if job.html:  # loaded only to write it: html.escape brings the entity tables
+            from sitemap_writer.html_view import HtmlView
+
+            view = HtmlView(stage)
         count = _write_shards(entries, job, stage, view)
         written, sections = job.split.close()
         if job.split.judge is not None and job.split.section_of is not None:

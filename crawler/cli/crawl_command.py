@@ -25,8 +25,6 @@ from crawler.cli.crawl_site import crawl_site, internal_errors
 from crawler.cli.failure import EXIT_OUTPUT, Failure
 from crawler.cli.notify import Echo, notify
 from crawler.cli.progress import CrawlDisplay
-from crawler.cli.publish import list_pages, publish, report_crawl
-from crawler.cli.run_changes import RunChanges, run_changes, say_changes, write_changes
 from crawler.cli.run_record import RunOutcome, keep
 from crawler.cli.sitemaps import print_summary
 from sitemap_writer import (
@@ -41,6 +39,7 @@ from sitemap_writer import (
 if TYPE_CHECKING:
     from crawler.cli.indexnow_run import PreviousSitemap
     from crawler.cli.publish import Listing
+    from crawler.cli.run_changes import RunChanges
     from crawler.engine.result import CrawlResult
 
 
@@ -51,6 +50,10 @@ def crawl_command(display: CrawlDisplay, options: dict[str, Any], *, quiet: bool
     with _holding(plan.publish.out_dir):  # one run at a time writes into a directory
         started = time.monotonic()
         result = crawl_site(display, plan.config)
+        # what follows a crawl is loaded after it: the first request waits for nothing
+        from crawler.cli.publish import list_pages, report_crawl
+        from crawler.cli.run_changes import say_changes
+
         listing = list_pages(result, plan.listing, plan.config.hints(), plan.config.hreflang)
         outcome.found = report_crawl(plan.reports, listing) or None
         outcome.reports = [str(path) for path in plan.reports]
@@ -73,6 +76,8 @@ def _publish(plan: CrawlPlan, listing: Listing, result: CrawlResult, outcome: Ru
              ) -> WriteResult:
     """The sitemaps published; refused (the shrink rule, a full disk), the history says
     why before the run ends with it."""
+    from crawler.cli.publish import publish
+
     try:
         written = publish(listing, plan.publish, robots_txt=result.robots_txt,
                           write_robots=result.robots_txt_withheld is None)
@@ -90,6 +95,8 @@ def _changes(plan: CrawlPlan, previous: PreviousSitemap | None, listing: Listing
     """What the run changed (with --state or --changes), written to --changes."""
     if plan.config.state_path is None and plan.changes is None:
         return None
+    from crawler.cli.run_changes import run_changes, write_changes
+
     changes = run_changes(previous, listing.entries(), listing.result.listed())
     if plan.changes is not None:
         try:

@@ -7,10 +7,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from crawler.cli.run_changes import KINDS, RunChanges
 from crawler.engine.result import CrawlResult
+
+if TYPE_CHECKING:  # what a run changed is loaded once a run has changes to keep
+    from crawler.cli.run_changes import RunChanges
 
 
 @dataclass(slots=True)
@@ -46,6 +48,8 @@ def keep(path: Path, result: CrawlResult, outcome: RunOutcome, keep_runs: int) -
     }
     urls: dict[str, list[str]] = {}
     if outcome.changes is not None:
+        from crawler.cli.run_changes import KINDS
+
         summary["first"] = outcome.changes.first
         summary.update(outcome.changes.counts())
         urls = {kind: getattr(outcome.changes, kind) for kind in KINDS
