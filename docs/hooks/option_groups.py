@@ -30,7 +30,7 @@ def _tables(name: str) -> str:
             if option.secondary_opts:
                 names += " / " + ", ".join(f"`{opt}`" for opt in option.secondary_opts)
             default = option.default
-            shown = "" if default in (None, (), False) or option.is_flag and not default \
+            shown = "" if default in (None, (), False) or (option.is_flag and not default) \
                 else f"`{default}`"
             text = " ".join((option.help or "").split()).replace("|", "\\|")
             lines.append(f"| {names} | {text} | {shown} |")
