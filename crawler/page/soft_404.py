@@ -146,11 +146,11 @@ def soft_404_reason(tree: LexborHTMLParser, title: str | None, html: str | bytes
     "h1 says not found" or "like the answer to PROBE URL"."""
     if says_not_found(title):
         return "title says not found"
-    if (b"<h1" in html or b"<H1" in html) if isinstance(html, bytes) else (
-            "<h1" in html or "<H1" in html):
-        h1 = tree.css_first("h1")
-        if h1 is not None and says_not_found(h1.text(separator=" ")):
-            return "h1 says not found"
+    # by tag name, not by CSS selector: 2.6 µs a page against 12.5 (a selector is
+    # parsed and matched each time), 8 % of a plain crawl's reading of a page
+    h1s = tree.tags("h1")
+    if h1s and says_not_found(h1s[0].text(separator=" ")):
+        return "h1 says not found"
     sketch: tuple[int, ...] | None = None
     for probe in probes:
         if (title != probe.title if probe.title else

@@ -69,3 +69,15 @@ def test_every_phrase_holds_a_trigger_word() -> None:
 
     assert [phrase for phrase in (*PHRASES, *EXACT)
             if not any(trigger in phrase for trigger in _TRIGGERS)] == []
+
+
+def test_the_first_h1_is_read_and_only_it() -> None:
+    from crawler.page.soft_404 import soft_404_reason
+
+    def reason(html: str) -> str | None:
+        return soft_404_reason(LexborHTMLParser(html), "Shop", html, ())
+
+    assert reason("<title>Shop</title><H1>Seite <b>nicht</b> gefunden</H1><p>x") == (
+        "h1 says not found")
+    assert reason("<title>Shop</title><h1>Teapots</h1><h1>Page not found</h1>") is None
+    assert reason("<title>Shop</title><h2>Page not found</h2>") is None
