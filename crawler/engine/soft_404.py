@@ -27,7 +27,7 @@ from crawler.page.decode import html_source
 from crawler.page.extract import has_own_text, page_title
 from crawler.page.read import HTML_TYPES, mime_type
 from crawler.page.soft_404 import ProbeAnswer, sketch_of
-from crawler.urls.normalize import resolve_link
+from crawler.urls.normalize import origin_of, path_of, resolve_link
 from crawler.urls.robots import RobotsPolicy
 from crawler.urls.scope import Scope
 
@@ -106,19 +106,15 @@ def probe_directory(url: str) -> str:
     """The directory a page's probe is asked in: the page's own, cut to
     :data:`DIRECTORY_DEPTH` levels below the root (a site's "not found" templates
     belong to its sections, not to every dated folder of a blog)."""
-    scheme_end = url.find("//") + 2
-    path_start = url.find("/", scheme_end)
-    if path_start < 0:
-        return url + "/"
-    path = url[path_start:].partition("?")[0]
+    path = path_of(url)
     names = [name for name in path[: path.rfind("/")].split("/") if name]
-    return url[:path_start] + "/" + "".join(name + "/" for name in names[:DIRECTORY_DEPTH])
+    return origin_of(url) + "/" + "".join(name + "/" for name in names[:DIRECTORY_DEPTH])
 
 
 def probe_ending(url: str) -> str:
     """The extension a page's URL ends with (``.html``, ``.php``), for its directory's
     probe: a site may answer unknown names with and without one differently."""
-    name = url.partition("?")[0].rpartition("/")[2]
+    name = path_of(url).rpartition("/")[2]
     dot = name.rfind(".")
     ending = name[dot:] if dot > 0 else ""
     return ending if 1 < len(ending) <= 6 and ending[1:].isalnum() else ""
