@@ -307,9 +307,11 @@ class _Coordinator:
     async def _probed(self, job: Job) -> Job:
         """The job with what an unknown URL in its directory showed, where that was a
         page: its reader compares the two (soft 404s)."""
-        if self.probes is None:
+        probes = self.probes
+        if probes is None:
             return job
-        answer = await self.probes.answer_for(job.url)
+        settled, folder = probes.settled, probes.folder_of(job.url)
+        answer = settled[folder] if folder in settled else await probes.answer_for(job.url)
         return job if answer is None else replace(job, probe=answer)
 
     def _with_validators(self, job: Job) -> Job:

@@ -83,6 +83,8 @@ def test_one_probe_a_directory_and_pages_fetched_meanwhile_wait_for_it() -> None
     assert fetcher.asked == ["http://s.test/shop/sitemap-crawler-probe-x.html"]
     assert len(answers) == 3 and all(answer is answers[0] for answer in answers)
     assert answers[0] is not None and answers[0].title == "Shop"  # type: ignore[attr-defined]
+    # settled: the next page of the folder is answered by a lookup, with no await
+    assert probes.settled == {"http://s.test/shop/": answers[0]}
     assert probes.result.soft_404_probes == [{
         "url": "http://s.test/shop/sitemap-crawler-probe-x.html", "status": 200,
         "answer": "a page, compared"}]
@@ -98,6 +100,8 @@ def test_the_start_directories_are_never_asked_again_and_the_budget_holds() -> N
 
     anyio.run(main)
     assert len(fetcher.asked) == DIRECTORY_BUDGET
+    # past the budget a folder is settled too: no probe will ever be asked there
+    assert f"http://s.test/d{DIRECTORY_BUDGET + 4}/" in probes.settled
     assert fetcher.asked[0] == "http://s.test/d0/sitemap-crawler-probe-x"
 
 
