@@ -22,6 +22,7 @@ from crawler.engine.result import CrawlResult
 from crawler.store.record_store import RecordStore
 from crawler.store.referrers import among_first
 from crawler.store.skipped_store import SkippedStore
+from crawler.urls.normalize import origin_of
 
 REDIRECTS = (Verdict.REDIRECT, Verdict.REDIRECT_LOOP)
 # the findings about a page itself, told by template and path prefix when many
@@ -97,8 +98,7 @@ class _PageFindings:
         self.records, self.skipped, self.where = records, skipped, where
         self.referrers = result.referrers
         self.catch_all_home = result.catch_all_home
-        start = result.start_url
-        self.homes = {start[: start.find("/", start.find("//") + 2)] + "/", start}
+        self.homes = {origin_of(result.start_url) + "/", result.start_url}
         # URLs redirecting to the home page while no probe did: pages gone, once many do
         self.home_redirects: list[dict] = []
         self.lists: dict[str, list[dict]] = defaultdict(list)
