@@ -33,8 +33,16 @@ class UrlIds:
     _ids: dict[str, int]
     _far_ids: dict[str, int]
     _may_orphan: bool
+    # URLs given an id this batch, not yet in the table: one executemany with the
+    # batch's other writes (``_flush_urls``) instead of an INSERT each, which was a
+    # third of storing a first crawl's page (ten new links: 40 of 100 µs)
+    _new_urls: dict[str, int]
+    _next_url_id: int
 
     def _write(self, sql: str, params: tuple | list = ()) -> sqlite3.Cursor:
+        raise NotImplementedError
+
+    def _write_many(self, sql: str, rows: Iterable[tuple]) -> None:
         raise NotImplementedError
 
     def _read_all_ids(self) -> int:
@@ -42,6 +50,9 @@ class UrlIds:
         returns the largest id the file has given out (0 for none)."""
         count, last = self._db.execute(
             "SELECT count(*), coalesce(max(id), 0) FROM urls").fetchone()
+        # Ids are given here, above every id the file has had (the lock makes this
+        # process its only writer), so none is ever given twice.
+        self._new_urls, self._next_url_id = {}, last + 1
         if count <= min(ALL_IDS_UP_TO, IDS_CACHED):
             self._names = dict(self._db.execute("SELECT id, url FROM urls"))
             self._ids = {url: url_id for url_id, url in self._names.items()}
@@ -62,8 +73,8 @@ class UrlIds:
         known = self._known_id(url)
         if known is None:
             self._may_orphan = True
-            known = self._cache(url)[url] = self._write(
-                "INSERT INTO urls (url) VALUES (?)", (url,)).lastrowid
+            known = self._cache(url)[url] = self._new_urls[url] = self._next_url_id
+            self._next_url_id += 1
             names = self._names
             if names is not None:
                 names[known] = url  # type: ignore[index]
@@ -77,6 +88,7 @@ class UrlIds:
         if names is not None:
             return [names[url_id] for url_id in ids if url_id in names]
         wanted = list(ids)
+        self._flush_urls()
         names: dict[int, str] = {}
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
@@ -91,10 +103,17 @@ class UrlIds:
         if known is None and self._names is not None:
             return None  # every URL of the file is in _ids
         if known is None:
-            known = self._far_ids.get(url)
+            known = self._far_ids.get(url) or self._new_urls.get(url)
         if known is None:
             row = self._db.execute("SELECT id FROM urls WHERE url = ?", (url,)).fetchone()
             if row is None:
                 return None
             known = self._cache(url)[url] = row[0]
         return known
+
+    def _flush_urls(self) -> None:
+        """The URLs given an id since the last flush, into the table."""
+        if self._new_urls:
+            self._write_many("INSERT INTO urls (id, url) VALUES (?, ?)",
+                             ((url_id, url) for url, url_id in self._new_urls.items()))
+            self._new_urls.clear()

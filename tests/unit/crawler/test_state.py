@@ -635,3 +635,30 @@ def test_a_first_crawl_never_asks_for_rows_its_pages_cannot_have_yet(tmp_path: P
     stored = state.previous(urls[5])
     assert stored is not None and stored.links == [urls[6]]
     state.close()
+
+
+def test_a_new_url_keeps_its_id_while_it_waits_for_the_batch(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """New URLs reach the file with the batch (one executemany), not one INSERT each:
+    one the small cache of outside URLs let go of before then is still known by the
+    id it was given, never given a second one (the table's URLs are unique)."""
+    monkeypatch.setattr("crawler.store.url_ids.FAR_IDS_CACHED", 4)
+    monkeypatch.setattr("crawler.store.url_ids.ALL_IDS_UP_TO", 0)  # the caches, not all
+    path = tmp_path / "s.db"
+    state = CrawlState(path, ROOT)
+    state.begin(resume=False)
+    outside = [f"http://other/{n}" for n in range(20)]
+    state.save(page("http://h/a", outside))
+    state.save(page("http://h/b", outside[::-1]))  # each left the small cache by now
+    with sqlite3.connect(path) as reader:  # nothing written before the batch ends
+        assert reader.execute("SELECT count(*) FROM urls").fetchone() == (0,)
+    assert state.all_outlinks(state.previous("http://h/a") or page("x", [])) == outside
+    state.finish()
+    state.close()
+    with sqlite3.connect(path) as reader:
+        assert reader.execute("SELECT count(*) FROM urls").fetchone() == (22,)
+    again = CrawlState(path, ROOT)
+    first, second = again.previous("http://h/a"), again.previous("http://h/b")
+    assert first is not None and second is not None
+    assert first.links == outside and second.links == outside[::-1]
+    again.close()
