@@ -37,7 +37,7 @@ class RunRecord:
 
 def keep_run(path: Path, run: RunRecord, keep: int) -> None:
     """Add ``run`` to the history in ``path`` and drop all but the last ``keep``."""
-    packed = zlib.compress(_COMPACT.encode(run.urls).encode("utf-8"), 9) if run.urls else None
+    packed = zlib.compress(_COMPACT.encode(run.urls).encode("utf-8")) if run.urls else None
     with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as db:
         db.execute(_SCHEMA)
         db.execute("INSERT INTO runs (started, summary, urls) VALUES (?, ?, ?)",
