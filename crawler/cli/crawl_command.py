@@ -37,7 +37,7 @@ from sitemap_writer import (
 )
 
 if TYPE_CHECKING:
-    from crawler.cli.indexnow_run import PreviousSitemap
+    from crawler.cli.previous_sitemap import PreviousSitemap
     from crawler.cli.publish import Listing
     from crawler.cli.run_changes import RunChanges
     from crawler.engine.result import CrawlResult
@@ -137,7 +137,7 @@ def _published_before(plan: CrawlPlan) -> Iterator[PreviousSitemap | None]:
             plan.changes is None):
         yield None
         return
-    from crawler.cli.indexnow_run import PreviousSitemap
+    from crawler.cli.previous_sitemap import PreviousSitemap
 
     previous = PreviousSitemap(plan.publish.out_dir)
     try:

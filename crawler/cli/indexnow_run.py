@@ -2,32 +2,28 @@
 removed since the sitemap it replaced, sent to IndexNow (crawler.http.indexnow).
 
 "Since the previous run" is read from the sitemap the previous run published in
-``--out``, before it is replaced: it is what search engines were last told,
-whatever happened to the state in between. Both sides are sorted by URL, so
-they are compared in one pass through a temporary SQLite table, never held in
-memory. A first run (no sitemap yet) sends nothing, unless ``--indexnow-all``.
+``--out``, before it is replaced (crawler.cli.previous_sitemap): it is what
+search engines were last told, whatever happened to the state in between. A
+first run (no sitemap yet) sends nothing, unless ``--indexnow-all``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import sqlite3
-import tempfile
 import urllib.parse
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import click
 
 from crawler.cli import failure
 from crawler.cli.failure import EXIT_INDEXNOW, EXIT_USAGE, Failure
-from sitemap_writer import INDEX_NAME, SitemapEntry, is_url_shard, read_sitemap
+from crawler.cli.previous_sitemap import Changes, PreviousSitemap
 
 if TYPE_CHECKING:
     from crawler.http.address_rule import NetworkRule
+    from sitemap_writer import SitemapEntry
 
 
 @dataclass(slots=True)
@@ -37,21 +33,6 @@ class IndexNowPlan:
     everything: bool = False
     dry_run: bool = False
     key_location: str | None = None
-
-
-@dataclass(slots=True)
-class Changes:
-    added: list[str] = field(default_factory=list)
-    changed: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-
-    def urls(self) -> Iterator[str]:
-        yield from self.added
-        yield from self.changed
-        yield from self.removed
-
-    def __len__(self) -> int:
-        return len(self.added) + len(self.changed) + len(self.removed)
 
 
 def indexnow_plan(*, key: str | None, key_env: str | None, endpoint: str, everything: bool,
@@ -83,89 +64,6 @@ def indexnow_plan(*, key: str | None, key_env: str | None, endpoint: str, everyt
         if url is not None and urllib.parse.urlsplit(url).scheme not in ("http", "https"):
             raise Failure(f"{option} must be an http(s) URL", EXIT_USAGE)
     return IndexNowPlan(key, endpoint, everything, dry_run, key_location)
-
-
-class PreviousSitemap:
-    """The (loc, lastmod) of the sitemap in ``out`` before this run replaces it: in a
-    dict up to :data:`IN_MEMORY` URLs (a lookup a URL in SQLite cost a 10,000-page
-    re-crawl 5 % of its CPU), in a temporary SQLite table past them."""
-
-    IN_MEMORY = 200_000
-
-    def __init__(self, out_dir: Path) -> None:
-        self.exists = (out_dir / INDEX_NAME).is_file()
-        self._file = tempfile.NamedTemporaryFile(suffix=".db", delete=False)  # noqa: SIM115
-        self._file.close()
-        self.db = sqlite3.connect(self._file.name)
-        self.db.execute("CREATE TABLE old (loc TEXT PRIMARY KEY, lastmod TEXT, seen INTEGER)")
-        self._memory: dict[str, str | None] | None = {}
-        if self.exists:
-            self._read(out_dir)
-
-    def _read(self, out_dir: Path) -> None:
-        index = read_sitemap((out_dir / INDEX_NAME).read_bytes())
-        for loc, _lastmod in index.entries:
-            name = loc.rpartition("/")[2]
-            if not is_url_shard(name):  # any section's shards, not the News sitemap
-                continue
-            with contextlib.suppress(OSError):
-                shard = read_sitemap((out_dir / name).read_bytes())
-                self._keep(shard.entries)
-        self.db.commit()
-
-    def _keep(self, entries: list[tuple[str, str | None]]) -> None:
-        memory = self._memory
-        if memory is not None and len(memory) + len(entries) <= self.IN_MEMORY:
-            memory.update(entries)
-            return
-        if memory:
-            entries = [*memory.items(), *entries]
-        self._memory = None
-        self.db.executemany("INSERT OR REPLACE INTO old VALUES (?, ?, 0)", entries)
-
-    def changes(self, entries: Iterable[SitemapEntry]) -> Changes:
-        if self._memory is not None:
-            return _changes_in_memory(self._memory, entries)
-        found = Changes()
-        lookup = self.db.execute
-        for entry in entries:
-            row = lookup("SELECT lastmod FROM old WHERE loc = ?", (entry.loc,)).fetchone()
-            if row is None:
-                found.added.append(entry.loc)
-                continue
-            lookup("UPDATE old SET seen = 1 WHERE loc = ?", (entry.loc,))
-            new = _w3c(entry)
-            if row[0] is not None and new is not None and row[0] != new:
-                found.changed.append(entry.loc)
-        found.removed = [loc for (loc,) in lookup("SELECT loc FROM old WHERE seen = 0 "
-                                                  "ORDER BY loc")]
-        return found
-
-    def close(self) -> None:
-        self.db.close()
-        with contextlib.suppress(OSError):
-            os.unlink(self._file.name)
-
-
-def _changes_in_memory(old: dict[str, str | None], entries: Iterable[SitemapEntry]
-                       ) -> Changes:
-    found = Changes()
-    seen: set[str] = set()
-    for entry in entries:
-        if entry.loc not in old:
-            found.added.append(entry.loc)
-            continue
-        seen.add(entry.loc)
-        was, new = old[entry.loc], _w3c(entry)
-        if was is not None and new is not None and was != new:
-            found.changed.append(entry.loc)
-    found.removed = sorted(loc for loc in old if loc not in seen)
-    return found
-
-
-def _w3c(entry: SitemapEntry) -> str | None:
-    moment = entry.lastmod_utc
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ") if moment is not None else None
 
 
 def announce(plan: IndexNowPlan, previous: PreviousSitemap, *,

@@ -15,7 +15,7 @@ from crawler.cli.crawl_plan import CrawlPlan
 from sitemap_writer import WriteResult
 
 if TYPE_CHECKING:
-    from crawler.cli.indexnow_run import PreviousSitemap
+    from crawler.cli.previous_sitemap import PreviousSitemap
     from crawler.cli.publish import Listing
 
 Echo = Callable[[str], None]

@@ -1,14 +1,13 @@
 """What a run changed in the sitemap, said after it and kept with ``--changes FILE``.
 
 Added and removed are held against the sitemap the last run published in
-``--out`` (what search engines were last told: crawler.cli.indexnow_run's
+``--out`` (what search engines were last told: crawler.cli.previous_sitemap's
 ``PreviousSitemap``); content changes, and a Last-Modified that moved without
 them or stayed despite them, are what ``--state`` saw since its last run.
 """
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
@@ -19,7 +18,7 @@ from crawler.core.records import PageRecord
 from sitemap_writer import SitemapEntry
 
 if TYPE_CHECKING:
-    from crawler.cli.indexnow_run import PreviousSitemap
+    from crawler.cli.previous_sitemap import PreviousSitemap
 
 SHOWN = 3  # of each kind, in the summary; --changes holds every one
 KINDS = ("added", "removed", "changed", "restamped", "stale")
@@ -83,6 +82,8 @@ def say_changes(echo: Callable[[str], None], changes: RunChanges, index_url: str
 def write_changes(path: Path, changes: RunChanges) -> None:
     """Every change: JSON (lists by kind) or CSV (a row a URL: change, url)."""
     if path.suffix.lower() == ".csv":
+        import csv  # only for a CSV: not loaded by every run with --state
+
         with path.open("w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle, lineterminator="\r\n")
             writer.writerow(["change", "url"])
