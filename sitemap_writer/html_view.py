@@ -19,7 +19,6 @@ so an unchanged shard keeps its page byte for byte too.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -29,6 +28,7 @@ from typing import IO
 from sitemap_writer.entry import SitemapEntry
 from sitemap_writer.news import NEWS_NAME, NewsEntry
 from sitemap_writer.publish import VIEW_FILE
+from sitemap_writer.serialize import escape
 from sitemap_writer.shards import Shard
 
 __all__ = ["VIEW_FILE", "VIEW_NAME", "HtmlView", "page_name"]
@@ -134,7 +134,7 @@ def _row(entry: SitemapEntry) -> str:
     lastmod = entry.lastmod_utc
     # "2025-01-01 07:28", as strftime("%Y-%m-%d %H:%M") writes it, in a third the time
     when = lastmod.isoformat(" ", "minutes")[:16] if lastmod is not None else ""
-    loc = _e_url(entry.loc)
+    loc = escape(entry.loc)
     if not (entry.images or entry.alternates or entry.videos):
         return f'<tr><td><a href="{loc}">{loc}</a></td><td>{when}</td><td></td></tr>\n'
     return (f'<tr><td><a href="{loc}">{loc}</a></td><td>{when}</td>'
@@ -195,14 +195,9 @@ def _index_page(shards: list[Shard], sections: dict[str, int], made: datetime,
 
 
 def _e(value: object) -> str:
-    return html.escape(str(value), quote=True)
-
-
-def _e_url(url: str) -> str:
-    """``_e(url)``; most URLs have nothing to escape, which five looks tell sooner."""
-    if "&" in url or "<" in url or ">" in url or '"' in url or "'" in url:
-        return html.escape(url, quote=True)
-    return url
+    """Text for an element or a quoted attribute: the sitemaps' own escaping (its
+    five entities are HTML's too), which also asks first whether there is any."""
+    return escape(str(value))
 
 
 def _head(title: str) -> str:

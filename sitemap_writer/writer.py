@@ -227,7 +227,7 @@ class _Job:
 def _write(entries: Iterable[SitemapEntry], job: _Job) -> WriteResult:
     with staging(job.out) as stage:
         view = None
-        if job.html:  # loaded only to write it: html.escape brings the entity tables
+        if job.html:  # loaded only to write it
             from sitemap_writer.html_view import HtmlView
 
             view = HtmlView(stage)
