@@ -154,3 +154,21 @@ def test_the_first_request_goes_before_the_page_reader_loads(tmp_path: object) -
     assert early - {"sqlite3", "crawler.store.state"} <= set(seen["after"])
     assert seen["collecting"] is False
     assert seen["collecting_after"] is True and seen["frozen"] > 10_000
+
+
+def test_the_http_stack_is_imported_at_the_bottom_of_the_import_nest(tmp_path: object) -> None:
+    """httpx is imported straight from the command's runner, not eight imports deep
+    under the crawl's modules, where its own tree made CPython 3.11 map and unmap a
+    frame chunk some 1,700 times (crawler.cli.run)."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "crawler", "crawl",
+                           "http://127.0.0.1:9/", "--out", str(tmp_path), "--retries", "0",
+                           "--timeout", "1"], cwd=REPO, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 3, done.stderr[-2000:]
+    names = [line.rsplit("|", 1)[1].rstrip() for line in done.stderr.splitlines()
+             if line.startswith("import time:") and "|" in line]
+    # importtime indents a module two spaces for each import it is nested in
+    levels = {name.strip(): (len(name) - len(name.lstrip()) - 1) // 2 for name in names}
+    # crawler.http (imported by a function: level 0), httpx, then its client
+    assert levels["crawler.http"] == 0 and levels["httpx._client"] <= 2, (
+        levels["crawler.http"], levels["httpx._client"])
