@@ -12,8 +12,9 @@ and a second one answered with 304s; the output is the median of the ratios
 with their quartiles, for CPU (user + system, from the kernel) and wall time.
 
 ``--baseline REV`` is built into a venv of its own, as ``bench.py`` does;
-``--crawler`` is the other side (default: the installed CLI next to this
-interpreter). Only loopback is contacted.
+the other side is ``--crawler-rev REV`` built the same way, or ``--crawler``
+(default: the installed CLI next to this interpreter; an editable install is
+slower to import than a built one). Only loopback is contacted.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", required=True, help="commit to compare against")
     parser.add_argument("--crawler", default=str(Path(sys.executable).parent / "sitemap-crawler"))
+    parser.add_argument("--crawler-rev", help="the other side: this commit, built into a venv")
     parser.add_argument("--pairs", type=int, default=12)
     parser.add_argument("--pages", type=int, default=10_000, help="synthetic site size")
     parser.add_argument("--max-pages", type=int, default=3_000)
@@ -68,7 +70,8 @@ def main() -> None:
     prepared = prepare("synthetic", args.pages)
     assert prepared is not None
     root, _truth, start = prepared
-    sides = {"baseline": baseline_crawler(args.baseline), "crawler": args.crawler}
+    crawler = baseline_crawler(args.crawler_rev) if args.crawler_rev else args.crawler
+    sides = {"baseline": baseline_crawler(args.baseline), "crawler": crawler}
     times: dict[tuple[str, str], list[tuple[float, float]]] = {
         (side, run): [] for side in sides for run in ("first", "second")}
     with Nginx(root, args.port) as nginx:
@@ -83,7 +86,8 @@ def main() -> None:
                 for run in ("first", "second"):
                     times[(side, run)].append(timed_crawl(sides[side], url, out, state,
                                                           args.max_pages, args.concurrency))
-    result: dict = {"baseline": args.baseline, "pairs": args.pairs,
+    side = Path(crawler).parents[1].name.removeprefix("baseline-") if args.crawler_rev else None
+    result: dict = {"baseline": args.baseline, "crawler": side or "--crawler", "pairs": args.pairs,
                     "max_pages": args.max_pages, "concurrency": args.concurrency}
     for run in ("first", "second"):
         pairs = list(zip(times[("baseline", run)], times[("crawler", run)], strict=True))
