@@ -38,14 +38,12 @@ from crawler.store.state_file import (
     storage_failure,
 )
 from crawler.store.stored import (
-    COMPACT,
     ResumePoint,
     StoredPage,
     StoredRows,
-    epoch,
-    facts_json,
     has_anchor_ids,
     packed,
+    page_row,
     resumed_record,
     stored_page,
 )
@@ -59,7 +57,6 @@ BATCH_SECONDS = 2.0
 # requests soon to follow (one query for a page's new links instead of one a
 # request); at most this many wait, about 4 MB.
 ROWS_AHEAD = 10_000
-CHANGES_KEPT = 12
 
 
 class CrawlState(UrlIds):
@@ -411,20 +408,7 @@ class CrawlState(UrlIds):
             before = self._db.execute("SELECT outlinks FROM pages WHERE url_id = ?",
                                       (url_id,)).fetchone()
             self._may_orphan = before is None or before[0] != outlinks
-        self._saved.append(
-            (url_id, self.run, record.depth, record.status, record.content_type,
-             record.error.value if record.error else None, record.verdict.value,
-             page.etag, page.last_modified, epoch(record.lastmod), page.content_hash,
-             epoch(page.hash_changed_at), record.canonical, record.redirect_to,
-             record.refresh_to, int(record.noindex), int(record.nofollow), record.links_found,
-             outlinks, COMPACT.encode(record.alternates) if record.alternates else "[]",
-             None if record.images is None else COMPACT.encode(record.images),
-             json.dumps(page.changes[-CHANGES_KEPT:]) if page.changes else None,
-             record.title, record.bytes,
-             packed(json.dumps(page.anchors, ensure_ascii=False).encode())
-             if page.anchors else None, facts_json(record),
-             None if page.edges is None
-             else packed(json.dumps(page.edges, ensure_ascii=False).encode())))
+        self._saved.append(page_row(page, url_id, self.run, outlinks))
         self._dequeue(url_id)
 
     def touch(self, url: str, depth: int, etag: str | None, last_modified: str | None) -> None:

@@ -22,6 +22,7 @@ from crawler.page.lastmod import median_interval
 # with separators builds a new encoder for every call, and pages are stored one a
 # fetch. (ASCII-escaped as the alternates and images were always written.)
 COMPACT = json.JSONEncoder(separators=(",", ":"))
+CHANGES_KEPT = 12  # the last content changes a page keeps
 COMPACT_TEXT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 @dataclass(slots=True)
@@ -178,6 +179,26 @@ def stored_page(url: str, row: tuple,
                       anchors=json.loads(zlib.decompress(anchors)) if anchors else {},
                       edges=None if edges is None
                       else [tuple(edge) for edge in json.loads(zlib.decompress(edges))])
+
+
+def page_row(page: StoredPage, url_id: int, run: int, outlinks: bytes | None) -> tuple:
+    """``page`` as the state's ``pages`` row (what :func:`stored_page` reads back),
+    ``outlinks`` already packed as the state's URL ids."""
+    record = page.record
+    return (
+        url_id, run, record.depth, record.status, record.content_type,
+        record.error.value if record.error else None, record.verdict.value,
+        page.etag, page.last_modified, epoch(record.lastmod), page.content_hash,
+        epoch(page.hash_changed_at), record.canonical, record.redirect_to,
+        record.refresh_to, int(record.noindex), int(record.nofollow), record.links_found,
+        outlinks, COMPACT.encode(record.alternates) if record.alternates else "[]",
+        None if record.images is None else COMPACT.encode(record.images),
+        json.dumps(page.changes[-CHANGES_KEPT:]) if page.changes else None,
+        record.title, record.bytes,
+        packed(json.dumps(page.anchors, ensure_ascii=False).encode())
+        if page.anchors else None, facts_json(record),
+        None if page.edges is None
+        else packed(json.dumps(page.edges, ensure_ascii=False).encode()))
 
 
 def packed(data: bytes) -> bytes:
