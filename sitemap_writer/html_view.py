@@ -130,15 +130,14 @@ def _take(handle: IO[str], count: int) -> Iterator[str]:
 
 def _row(entry: SitemapEntry) -> str:
     """One URL's row: written for every URL of a site, so the plain case (a URL with
-    nothing to escape, no images, alternates or videos) takes 1 µs, not 2.5."""
+    nothing to escape, no images, alternates or videos) takes about 1.4 µs, not 2.5."""
     lastmod = entry.lastmod_utc
     # "2025-01-01 07:28", as strftime("%Y-%m-%d %H:%M") writes it, in a third the time
     when = lastmod.isoformat(" ", "minutes")[:16] if lastmod is not None else ""
     loc = escape(entry.loc)
-    if not (entry.images or entry.alternates or entry.videos):
-        return f'<tr><td><a href="{loc}">{loc}</a></td><td>{when}</td><td></td></tr>\n'
-    return (f'<tr><td><a href="{loc}">{loc}</a></td><td>{when}</td>'
-            f'<td>{"; ".join(_extras(entry))}</td></tr>\n')
+    extras = ("; ".join(_extras(entry)) if entry.images or entry.alternates or entry.videos
+              else "")
+    return f'<tr><td><a href="{loc}">{loc}</a></td><td>{when}</td><td>{extras}</td></tr>\n'
 
 
 def _extras(entry: SitemapEntry) -> list[str]:

@@ -61,9 +61,6 @@ def run_command(*, debug: bool, quiet: bool, verbose: bool, **options: Any) -> i
 
 
 def _command(display: CrawlDisplay, options: dict[str, Any], *, quiet: bool) -> int:
-    # imported before the crawl takes the signals over: a stop inside an import is the
-    # launcher's (a KeyboardInterrupt raised in the exec() of a dataclass's methods
-    # would end the process by SIGINT after our exit 130)
     # The HTTP stack first, from here. Imported where the command's modules first
     # need it, eight imports deep, httpx's own tree (email, http.cookiejar) ran at
     # the edge of one of the 16 KB chunks CPython 3.11 keeps frames in, which it
@@ -71,6 +68,9 @@ def _command(display: CrawlDisplay, options: dict[str, Any], *, quiet: bool) -> 
     # 1,700 mmap and munmap pairs, 15 ms of a run's CPU. From here: a few dozen.
     import crawler.http  # noqa: F401
 
+    # imported before the crawl takes the signals over: a stop inside an import is the
+    # launcher's (a KeyboardInterrupt raised in the exec() of a dataclass's methods
+    # would end the process by SIGINT after our exit 130)
     if options.pop("audit", False):
         from crawler.cli.audit_command import audit_command as command
     else:

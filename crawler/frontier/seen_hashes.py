@@ -67,7 +67,7 @@ class SeenHashes:
         """Keep ``key`` (non-zero, below 2^64); ``False`` if it was kept already.
 
         Asked for every link a crawl finds past the exact set: the probe and the
-        insertion are written out here, not called (0.72 to 0.45 µs a new key)."""
+        insertion are written out here, not called (a million new keys: 1.17 to 0.93 s)."""
         shard = key >> _SHIFT
         table = self._tables[shard]
         slots = len(table)

@@ -235,9 +235,7 @@ class CrawlState(UrlIds):
         try:
             yield
         except sqlite3.DatabaseError as exc:
-            if storage_failure(exc):
-                raise StorageError(f"--state {self.path} cannot be written: {exc}") from None
-            raise
+            raise self._refused(exc) from None
 
     def external_checks(self, newer_than: float) -> dict[str, tuple]:
         """--check-external results kept from earlier runs, checked after ``newer_than``
@@ -252,7 +250,7 @@ class CrawlState(UrlIds):
                          "hops, error, disallowed) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
         self.commit()
 
-    # _write and _write_many catch by hand what _writing does: its generator-made
+    # _write and _write_many catch by hand, as _writing does: its generator-made
     # context cost 1.5 µs a call, four calls a page.
     def _write(self, sql: str, params: tuple | list = ()) -> sqlite3.Cursor:
         try:
