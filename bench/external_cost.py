@@ -35,7 +35,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from bench import PG_DOCS, WORK, Nginx, ensure_nginx, run_crawl
+from bench import PG_DOCS, WORK, Nginx, run_crawl, start_nginx
 
 HERE = Path(__file__).resolve().parent
 SITE_PORT, FIRST_ORIGIN_PORT = 18800, 18801
@@ -89,8 +89,7 @@ class StandIns:
         servers = "\n".join(SERVER.format(port=FIRST_ORIGIN_PORT + n) for n in range(self.count))
         conf = self.state / "nginx.conf"
         conf.write_text(STAND_IN.format(state=self.state, servers=servers))
-        subprocess.run([ensure_nginx(), "-e", str(self.state / "error.log"), "-c", str(conf),
-                        "-p", str(self.state)], check=True)
+        start_nginx(conf, self.state)
         time.sleep(0.3)
         return self
 

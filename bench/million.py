@@ -37,7 +37,7 @@ from pathlib import Path
 
 from results_file import emit
 
-from bench import NJS_MODULE, WORK, baseline_crawler, ensure_nginx
+from bench import NJS_MODULE, WORK, baseline_crawler, ensure_nginx, start_nginx
 
 PORT = 18695
 CONF = """load_module {module};
@@ -149,7 +149,7 @@ def plot(samples: list[tuple[float, int, float]], path: Path, title: str) -> Non
 
 def start_site(port: int, args: argparse.Namespace) -> Path:
     """nginx computing the generated site on 127.0.0.1:port; returns its state directory."""
-    binary = ensure_nginx()
+    ensure_nginx()
     if not NJS_MODULE.exists():
         subprocess.run(["apt-get", "install", "-y", "-qq", "libnginx-mod-http-js"], check=True)
     state = WORK / f"nginx-{port}"
@@ -158,8 +158,7 @@ def start_site(port: int, args: argparse.Namespace) -> Path:
     (state / "site.js").write_text(SITE_JS.format(pages=args.pages,
                                                   delay_ms=round(args.latency * 1000)))
     (state / "nginx.conf").write_text(CONF.format(module=NJS_MODULE, state=state, port=port))
-    subprocess.run([binary, "-e", str(state / "error.log"), "-c", str(state / "nginx.conf"),
-                    "-p", str(state)], check=True)
+    start_nginx(state / "nginx.conf", state)
     time.sleep(0.3)
     return state
 
