@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from crawler.core.errors import ErrorKind
 from crawler.core.records import Verdict
 from crawler.http.fetch import Response
-from crawler.page.read import ReadOptions, read_page, wants_body
+from crawler.page.read import ReadOptions, duplicate_key, read_page, wants_body
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 URL = "http://h/p"
@@ -214,3 +214,19 @@ def test_a_link_goes_to_the_coordinator_once_unless_every_link_is_kept(
     assert first.links == ["http://a.test/x", "http://a.test/y"]
     assert second.links == (["http://a.test/y", "http://a.test/z"] if every_time
                             else ["http://a.test/z"])
+
+
+@settings(max_examples=60)
+@given(st.text(min_size=1, max_size=300), st.integers(min_value=0, max_value=299))
+def test_a_body_s_duplicate_key_is_its_bytes_and_only_its_bytes(text: str, where: int) -> None:
+    """The same body as text or as its UTF-8 bytes is one key; a body one character
+    away from it is another (16 bytes each: 2^-64 odds of two pages meeting by chance)."""
+    key = duplicate_key(text, None, False)
+    assert key is not None and len(key) == 16
+    assert duplicate_key(text.encode("utf-8", "surrogatepass"), None, False) == key
+    changed = list(text)
+    spot = where % len(text)
+    changed[spot] = "a" if text[spot] != "a" else "b"
+    assert duplicate_key("".join(changed), None, False) != key
+    assert duplicate_key(text, b"fingerprint", False) == b"fingerprint"
+    assert duplicate_key(text, None, True) is None
