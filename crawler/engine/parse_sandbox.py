@@ -81,6 +81,10 @@ FLUSH_SECONDS = 0.002
 # the budget in wall time.
 WALL_CAP = 4
 _RESPONSE_FIELDS = tuple(field.name for field in fields(Response))
+_BODY = _RESPONSE_FIELDS.index("body")  # None in the pickle: the body follows it
+# (ticket, the answer's fields, its body, depth, when, rendered, probe answer)
+_Outgoing = tuple[int, tuple[object, ...], "bytes | None", int, datetime, bool,
+                  "ProbeAnswer | None"]
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
@@ -149,7 +153,7 @@ class ParseSandbox:
         self._tickets = 0
         self._progress: Progress | None = None  # what the current child is reading
         # the pages for the child, written in one frame once a loop turn
-        self._outbox: list[tuple[int, tuple[object, ...], int, datetime, bool]] = []
+        self._outbox: list[_Outgoing] = []
         self._pid = 0
         self._channel: _Channel | None = None
         self._lost = anyio.Event()  # the current child's socket closed: replace it
@@ -209,18 +213,20 @@ class ParseSandbox:
         if page.sent_to == self._generation or channel is None or channel.transport is None:
             return  # sent to this child already, or it is being replaced (which sends)
         page.sent_to = self._generation
-        wire = tuple(getattr(page.response, name) for name in _RESPONSE_FIELDS)
+        response = page.response
+        wire = [getattr(response, name) for name in _RESPONSE_FIELDS]
+        wire[_BODY] = None
         if not self._outbox:  # the pages of this turn of the loop go in one frame
             asyncio.get_running_loop().call_soon(self._flush)
-        self._outbox.append((page.ticket, wire, page.depth, page.now, page.rendered,
-                             page.probe))
+        self._outbox.append((page.ticket, tuple(wire), response.body, page.depth, page.now,
+                             page.rendered, page.probe))
 
     def _flush(self) -> None:
         # what is in the outbox is the current child's: a child stopped empties it
         pages, self._outbox = self._outbox, []
         channel = self._channel
         if pages and channel is not None and channel.transport is not None:
-            channel.transport.write(_frame(pages))
+            channel.transport.write(_pages_frame(pages))
 
     def _answered(self, frame: bytes) -> None:
         for ticket, wire in pickle.loads(frame):
@@ -365,10 +371,9 @@ def _serve(sock: socket.socket, read: Reader, progress: Progress) -> None:
         answers: list[tuple[int, tuple[object, ...]]] = []
         began = time.monotonic()
         for frame in frames:
-            for ticket, wire, depth, now, rendered, probe in pickle.loads(frame):
+            for ticket, response, depth, now, rendered, probe in _pages_in(frame):
                 progress.begin(ticket)
-                answers.append((ticket, _answer(read, Response(*wire), depth, now,
-                                                rendered, probe)))
+                answers.append((ticket, _answer(read, response, depth, now, rendered, probe)))
                 if time.monotonic() - began > FLUSH_SECONDS:  # slow pages: answer so far
                     sock.sendall(_frame(answers))
                     answers.clear()
@@ -399,6 +404,35 @@ def _frame(items: Sequence[object]) -> bytes:
     """A batch (of pages, or of their answers) as one length-prefixed pickle."""
     data = pickle.dumps(items, protocol=pickle.HIGHEST_PROTOCOL)
     return len(data).to_bytes(LENGTH_BYTES, "big") + data
+
+
+def _pages_frame(pages: Sequence[_Outgoing]) -> bytes:
+    """A batch of pages for the child: the pickle of all but their bodies, then the
+    bodies as they are. Pickled, each body was copied into a buffer grown by realloc,
+    and the whole batch again behind its length; here a body is copied once, into
+    the frame (a batch of 16 pages of 20 KB: 37 µs a page to frame before, 1.6)."""
+    bodies = [body for _t, _w, body, *_rest in pages if body]
+    meta = pickle.dumps([(ticket, wire, -1 if body is None else len(body), *rest)
+                         for ticket, wire, body, *rest in pages],
+                        protocol=pickle.HIGHEST_PROTOCOL)
+    size = LENGTH_BYTES + len(meta) + sum(map(len, bodies))
+    return b"".join([size.to_bytes(LENGTH_BYTES, "big"),
+                     len(meta).to_bytes(LENGTH_BYTES, "big"), meta, *bodies])
+
+
+def _pages_in(frame: bytes) -> list[tuple[int, Response, int, datetime, bool,
+                                          ProbeAnswer | None]]:
+    """The pages of a frame :func:`_pages_frame` made, each with its body again."""
+    start = LENGTH_BYTES + int.from_bytes(frame[:LENGTH_BYTES], "big")
+    with memoryview(frame) as view:
+        meta = pickle.loads(view[LENGTH_BYTES:start])
+    pages = []
+    for ticket, wire, size, *rest in meta:
+        response = Response(*wire)
+        if size >= 0:
+            response.body, start = frame[start:start + size], start + size
+        pages.append((ticket, response, *rest))
+    return pages
 
 
 def _answer(read: Reader, response: Response, depth: int, now: datetime,

@@ -14,7 +14,15 @@ import pytest
 
 from crawler.core.errors import ErrorKind
 from crawler.core.response import Response
-from crawler.engine.parse_sandbox import ParseSandbox, Reader, _frame, _frames
+from crawler.engine.parse_sandbox import (
+    _RESPONSE_FIELDS,
+    ParseSandbox,
+    Reader,
+    _frame,
+    _frames,
+    _pages_frame,
+    _pages_in,
+)
 from crawler.page.read import PageOutcome, read_page
 
 
@@ -97,6 +105,34 @@ def test_frames_cut_anywhere_come_out_whole_and_in_order() -> None:
             del buffer[:used]  # no view of the buffer outlives the call
             got += [pickle.loads(frame) for frame in frames]
         assert got == batches and not buffer, cut
+
+
+def test_pages_cross_with_their_bodies_after_the_pickle_each_body_its_own() -> None:
+    """Bodies travel behind the pickle of the rest: a page without a body, one with an
+    empty body, and two of different sizes each get their own back, in order,
+    whatever byte the socket cuts the batch at, and every other field as sent."""
+    now = datetime(2026, 11, 29, tzinfo=UTC)
+    responses = [Response(url="http://a.test/none", status=304, etag='"e"'),
+                 Response(url="http://a.test/empty", status=200, body=b""),
+                 Response(url="http://a.test/big", status=200, content_type="text/html",
+                          body=b"<p>" * 100_000, link=["<x>; rel=canonical"]),
+                 Response(url="http://a.test/small", status=404, body=b"\x00gone")]
+    pages = [(n, tuple(None if name == "body" else getattr(r, name)
+                       for name in _RESPONSE_FIELDS), r.body,
+              n + 1, now, n == 2, None) for n, r in enumerate(responses)]
+    stream = _pages_frame(pages[:3]) + _pages_frame(pages[3:])
+    for cut in (1, 5, 9, len(stream) // 2, len(stream) - 1):
+        buffer = bytearray()
+        got = []
+        for piece in (stream[:cut], stream[cut:]):
+            buffer += piece
+            frames, used = _frames(buffer)
+            del buffer[:used]
+            got += [page for frame in frames for page in _pages_in(frame)]
+        assert [(t, d, w, r) for t, _resp, d, w, r, _p in got] == [
+            (n, n + 1, now, n == 2) for n in range(4)], cut
+        assert [response for _t, response, *_rest in got] == responses, cut
+        assert not buffer
 
 
 def _read_busy_or_waiting(response: Response, depth: int, now: datetime,
