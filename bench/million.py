@@ -232,9 +232,11 @@ def run_beside(args: argparse.Namespace) -> list[dict]:
         futures = {side: pool.submit(run_one, crawler, port, tag, args)
                    for side, (crawler, port, tag) in sides.items()}
         results = [dict(futures[side].result(), commit=side) for side in sides]
-    # Once one side finishes, the other has the machine to itself: compare the pages each
-    # had served when the first one stopped.
-    together = min(result["wall_s"] for result in results)
+    # Once one side has been served its last page, the other has the machine (nearly) to
+    # itself: compare the pages each had been served by then. Not when the first one
+    # exits: both may have been served everything by that time (writing the sitemaps
+    # takes minutes at a million pages), and every ratio would then read 1.0.
+    together = min(_served_all_by(result) for result in results)
     for result in results:
         served_then = max((pages for t, pages, _rss in result.pop("samples") if t <= together),
                           default=0)
@@ -244,6 +246,13 @@ def run_beside(args: argparse.Namespace) -> list[dict]:
     for result in results:
         result["ratio_together"] = round(ours / theirs, 3)
     return results
+
+
+def _served_all_by(result: dict) -> float:
+    """When the crawl had been served its last page (its wall time if never sampled)."""
+    samples = result["samples"]
+    final = max((pages for _t, pages, _rss in samples), default=0)
+    return next((t for t, pages, _rss in samples if pages >= final and final), result["wall_s"])
 
 
 def main() -> None:
