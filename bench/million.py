@@ -236,7 +236,7 @@ def run_beside(args: argparse.Namespace) -> list[dict]:
     # itself: compare the pages each had been served by then. Not when the first one
     # exits: both may have been served everything by that time (writing the sitemaps
     # takes minutes at a million pages), and every ratio would then read 1.0.
-    together = min(_served_all_by(result) for result in results)
+    together = round(min(_served_all_by(result) for result in results), 1)
     for result in results:
         served_then = max((pages for t, pages, _rss in result.pop("samples") if t <= together),
                           default=0)
