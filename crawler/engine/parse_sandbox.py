@@ -21,7 +21,7 @@ them in one write (at once, though, once a batch has taken
 :data:`FLUSH_SECONDS`): a write and a wakeup of the crawling process per page
 cost that process 37 µs of its ~190 µs a page on the synthetic site. Both ways,
 a batch is one frame and one pickle, not one a page (the pages' bodies follow
-their pickle: :func:`_pages_frame`): between two parses the
+their pickle: :func:`crawler.engine.parse_wire.pages_frame`): between two parses the
 pickler has left the CPU's caches, and in the child pickling one page's answer
 took 14 µs in a crawl against 0.8 µs in a loop (a batch's, 3.7 µs a page), and
 unpickling its page 7.5 µs against 2.6 (in a batch, 4.4). So which
@@ -45,8 +45,8 @@ import pickle
 import signal
 import socket
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -57,6 +57,14 @@ from crawler.core.errors import ErrorKind
 from crawler.core.response import Response
 from crawler.engine.forked_child import become_child, kill_and_reap
 from crawler.engine.parse_progress import Progress
+from crawler.engine.parse_wire import (
+    Outgoing,
+    batch_frame,
+    frames_in,
+    pages_frame,
+    pages_in,
+    wire_of,
+)
 from crawler.page.read import PageOutcome, failed_page, unread_page
 from crawler.page.wire import outcome_in, outcome_out
 
@@ -66,7 +74,6 @@ if TYPE_CHECKING:
 # (answer, depth, when, whether the body is a rendered DOM, the probe answer of the
 # page's directory) -> outcome
 Reader = Callable[[Response, int, datetime, bool, "ProbeAnswer | None"], PageOutcome]
-LENGTH_BYTES = 4
 SOCKET_BUFFER = 4 * 1024 * 1024  # the kernel caps it at net.core.wmem_max
 READ_BUFFER = 256 * 1024  # what one read of the child's answers may take
 # A batch of pages answered together is sent early once it has taken this long, so
@@ -81,11 +88,6 @@ FLUSH_SECONDS = 0.002
 # up (a loaded machine gives the child a fraction of a core), up to this many times
 # the budget in wall time.
 WALL_CAP = 4
-_RESPONSE_FIELDS = tuple(field.name for field in fields(Response))
-_BODY = _RESPONSE_FIELDS.index("body")  # None in the pickle: the body follows it
-# (ticket, the answer's fields, its body, depth, when, rendered, probe answer)
-_Outgoing = tuple[int, tuple[object, ...], "bytes | None", int, datetime, bool,
-                  "ProbeAnswer | None"]
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
@@ -132,7 +134,7 @@ class _Channel(asyncio.BufferedProtocol):
     def buffer_updated(self, nbytes: int) -> None:
         buffer = self._buffer
         buffer += self._scratch[:nbytes]
-        frames, used = _frames(buffer)
+        frames, used = frames_in(buffer)
         if used:
             del buffer[:used]
         for frame in frames:
@@ -154,7 +156,7 @@ class ParseSandbox:
         self._tickets = 0
         self._progress: Progress | None = None  # what the current child is reading
         # the pages for the child, written in one frame once a loop turn
-        self._outbox: list[_Outgoing] = []
+        self._outbox: list[Outgoing] = []
         self._pid = 0
         self._channel: _Channel | None = None
         self._lost = anyio.Event()  # the current child's socket closed: replace it
@@ -215,19 +217,17 @@ class ParseSandbox:
             return  # sent to this child already, or it is being replaced (which sends)
         page.sent_to = self._generation
         response = page.response
-        wire = [getattr(response, name) for name in _RESPONSE_FIELDS]
-        wire[_BODY] = None
         if not self._outbox:  # the pages of this turn of the loop go in one frame
             asyncio.get_running_loop().call_soon(self._flush)
-        self._outbox.append((page.ticket, tuple(wire), response.body, page.depth, page.now,
-                             page.rendered, page.probe))
+        self._outbox.append((page.ticket, wire_of(response), response.body, page.depth,
+                             page.now, page.rendered, page.probe))
 
     def _flush(self) -> None:
         # what is in the outbox is the current child's: a child stopped empties it
         pages, self._outbox = self._outbox, []
         channel = self._channel
         if pages and channel is not None and channel.transport is not None:
-            channel.transport.write(_pages_frame(pages))
+            channel.transport.write(pages_frame(pages))
 
     def _answered(self, frame: bytes) -> None:
         for ticket, wire in pickle.loads(frame):
@@ -360,7 +360,7 @@ def _serve(sock: socket.socket, read: Reader, progress: Progress) -> None:
     scratch = memoryview(bytearray(READ_BUFFER))
     buffer = bytearray()
     while True:
-        frames, used = _frames(buffer)
+        frames, used = frames_in(buffer)
         del buffer[:used]
         if not frames:
             progress.idle()
@@ -372,68 +372,15 @@ def _serve(sock: socket.socket, read: Reader, progress: Progress) -> None:
         answers: list[tuple[int, tuple[object, ...]]] = []
         began = time.monotonic()
         for frame in frames:
-            for ticket, response, depth, now, rendered, probe in _pages_in(frame):
+            for ticket, response, depth, now, rendered, probe in pages_in(frame):
                 progress.begin(ticket)
                 answers.append((ticket, _answer(read, response, depth, now, rendered, probe)))
                 if time.monotonic() - began > FLUSH_SECONDS:  # slow pages: answer so far
-                    sock.sendall(_frame(answers))
+                    sock.sendall(batch_frame(answers))
                     answers.clear()
                     began = time.monotonic()
         if answers:
-            sock.sendall(_frame(answers))
-
-
-def _frames(buffer: bytearray) -> tuple[list[bytes], int]:
-    """The whole frames at the start of ``buffer``, and how many bytes they took.
-
-    Each is copied once, through a view: slicing the bytearray copied a batch of
-    pages twice, the first into a temporary past malloc's mmap threshold (a 250 KB
-    frame: 106 µs, against 6)."""
-    frames = []
-    start = 0
-    with memoryview(buffer) as view:
-        while len(buffer) - start >= LENGTH_BYTES:
-            end = start + LENGTH_BYTES + int.from_bytes(view[start:start + LENGTH_BYTES], "big")
-            if len(buffer) < end:
-                break
-            frames.append(bytes(view[start + LENGTH_BYTES:end]))
-            start = end
-    return frames, start
-
-
-def _frame(items: Sequence[object]) -> bytes:
-    """A batch (of pages, or of their answers) as one length-prefixed pickle."""
-    data = pickle.dumps(items, protocol=pickle.HIGHEST_PROTOCOL)
-    return len(data).to_bytes(LENGTH_BYTES, "big") + data
-
-
-def _pages_frame(pages: Sequence[_Outgoing]) -> bytes:
-    """A batch of pages for the child: the pickle of all but their bodies, then the
-    bodies as they are. Pickled, each body was copied into a buffer grown by realloc,
-    and the whole batch again behind its length; here a body is copied once, into
-    the frame (a batch of 16 pages of 20 KB: 37 µs a page to frame before, 1.6)."""
-    bodies = [body for _t, _w, body, *_rest in pages if body]
-    meta = pickle.dumps([(ticket, wire, -1 if body is None else len(body), *rest)
-                         for ticket, wire, body, *rest in pages],
-                        protocol=pickle.HIGHEST_PROTOCOL)
-    size = LENGTH_BYTES + len(meta) + sum(map(len, bodies))
-    return b"".join([size.to_bytes(LENGTH_BYTES, "big"),
-                     len(meta).to_bytes(LENGTH_BYTES, "big"), meta, *bodies])
-
-
-def _pages_in(frame: bytes) -> list[tuple[int, Response, int, datetime, bool,
-                                          ProbeAnswer | None]]:
-    """The pages of a frame :func:`_pages_frame` made, each with its body again."""
-    start = LENGTH_BYTES + int.from_bytes(frame[:LENGTH_BYTES], "big")
-    with memoryview(frame) as view:
-        meta = pickle.loads(view[LENGTH_BYTES:start])
-    pages = []
-    for ticket, wire, size, *rest in meta:
-        response = Response(*wire)
-        if size >= 0:
-            response.body, start = frame[start:start + size], start + size
-        pages.append((ticket, response, *rest))
-    return pages
+            sock.sendall(batch_frame(answers))
 
 
 def _answer(read: Reader, response: Response, depth: int, now: datetime,

@@ -205,8 +205,9 @@ def duplicate_key(html: str | bytes, fingerprint: bytes | None, shell: bool) -> 
     page without a link that does show text (terms, a landing page) is a page.
 
     Every page's body is hashed, so the hash is SHA-256 (cut to 16 bytes), which
-    processors since about 2017 compute in hardware: 12 µs for a 20 KB page
-    where BLAKE2b took 49, a tenth of the parse child's CPU. The key lives for one
+    most processors of the last years compute in hardware: 12 µs for a 20 KB page
+    where BLAKE2b took 49 on this project's machine, a tenth of the parse child's
+    CPU (one without SHA instructions is slower at it than at BLAKE2b). The key lives for one
     run only (the record store), so nothing kept is hashed another way."""
     if shell:
         return None

@@ -14,15 +14,8 @@ import pytest
 
 from crawler.core.errors import ErrorKind
 from crawler.core.response import Response
-from crawler.engine.parse_sandbox import (
-    _RESPONSE_FIELDS,
-    ParseSandbox,
-    Reader,
-    _frame,
-    _frames,
-    _pages_frame,
-    _pages_in,
-)
+from crawler.engine.parse_sandbox import ParseSandbox, Reader
+from crawler.engine.parse_wire import batch_frame, frames_in, pages_frame, pages_in, wire_of
 from crawler.page.read import PageOutcome, read_page
 
 
@@ -95,13 +88,13 @@ def test_frames_cut_anywhere_come_out_whole_and_in_order() -> None:
     """The socket hands over bytes as they come: a batch split at any byte is read
     once it is whole, nothing before it is lost, and the buffer can then be trimmed."""
     batches: list[list[object]] = [[1, "a"], ["x" * 300_000], [], [(2, b"\x00" * 5)]]
-    stream = b"".join(_frame(batch) for batch in batches)
+    stream = b"".join(batch_frame(batch) for batch in batches)
     for cut in (1, 3, 4, 5, 9, 300_000, len(stream) - 1):
         buffer = bytearray()
         got: list[object] = []
         for piece in (stream[:cut], stream[cut:]):
             buffer += piece
-            frames, used = _frames(buffer)
+            frames, used = frames_in(buffer)
             del buffer[:used]  # no view of the buffer outlives the call
             got += [pickle.loads(frame) for frame in frames]
         assert got == batches and not buffer, cut
@@ -117,18 +110,17 @@ def test_pages_cross_with_their_bodies_after_the_pickle_each_body_its_own() -> N
                  Response(url="http://a.test/big", status=200, content_type="text/html",
                           body=b"<p>" * 100_000, link=["<x>; rel=canonical"]),
                  Response(url="http://a.test/small", status=404, body=b"\x00gone")]
-    pages = [(n, tuple(None if name == "body" else getattr(r, name)
-                       for name in _RESPONSE_FIELDS), r.body,
+    pages = [(n, wire_of(r), r.body,
               n + 1, now, n == 2, None) for n, r in enumerate(responses)]
-    stream = _pages_frame(pages[:3]) + _pages_frame(pages[3:])
+    stream = pages_frame(pages[:3]) + pages_frame(pages[3:])
     for cut in (1, 5, 9, len(stream) // 2, len(stream) - 1):
         buffer = bytearray()
         got = []
         for piece in (stream[:cut], stream[cut:]):
             buffer += piece
-            frames, used = _frames(buffer)
+            frames, used = frames_in(buffer)
             del buffer[:used]
-            got += [page for frame in frames for page in _pages_in(frame)]
+            got += [page for frame in frames for page in pages_in(frame)]
         assert [(t, d, w, r) for t, _resp, d, w, r, _p in got] == [
             (n, n + 1, now, n == 2) for n in range(4)], cut
         assert [response for _t, response, *_rest in got] == responses, cut
