@@ -57,7 +57,8 @@ def test_the_frontier_remembers_urls_past_the_exact_limit(
     assert not any(frontier.first_sight(url) for url in urls)
     assert all(frontier.seen(url) for url in urls)
     assert not frontier.seen("http://s.test/new")
-    assert len(frontier._seen) == 10  # the other 90 are kept as hashes
+    # at the limit every URL moves to the hashed set, the ten kept as text too
+    assert len(frontier._seen) == 0 and len(frontier._hashed) == 100
     frontier.restore("http://s.test/restored")
     assert frontier.seen("http://s.test/restored")
     assert not frontier.first_sight("http://s.test/restored")

@@ -54,6 +54,15 @@ def test_the_frontier_keeps_text_then_hashes_and_never_forgets(monkeypatch) -> N
     assert not frontier.seen(_url(5001))
 
 
+def test_a_url_added_by_its_text_is_the_key_added_by_its_hash() -> None:
+    by_text, by_key = SeenHashes(), SeenHashes()
+    urls = [_url(n) for n in range(20_000)]
+    assert [by_text.add_text(url) for url in urls] == [by_key.add(key_of(url)) for url in urls]
+    assert not any(by_text.add_text(url) for url in urls)
+    assert all(key_of(url) in by_text for url in urls) and len(by_text) == 20_000
+    assert [by_text.add_text(url) for url in ("new", "new")] == [True, False]
+
+
 def test_a_counting_set_counts_beside_each_key_through_its_growth() -> None:
     counts = SeenHashes(counting=True)
     keys = [key_of(_url(n)) for n in range(50_000)]
