@@ -34,6 +34,12 @@ TITLES = [
      "unknown element, HTML"),
     ("<template><title>x</title></template><title>y</title>", "y"),
     ("<html><head><title>a</title></head><body><title>b</title>", "a"),
+    # a head's title is found first, past what holds no element before it
+    ('<head><meta charset="utf-8"><link rel="icon" href="i.png"><base href="/">'
+     '<script>var t = "<title>s</title>";</script><style>p {}</style>'
+     "<title>Head</title></head><body><title>b</title>", "Head"),
+    ("<head><noscript><style>p {}</style></noscript><title>After</title></head>", "After"),
+    ("<title>first</title><meta name=x><title>second</title>", "first"),
     # ASCII whitespace is collapsed; a no-break or em space is text
     ("<title> a\u00a0 b\u2003c </title>", "a\u00a0 b\u2003c"),
     ("<title>\n  A \t title \f</title>", "A title"),
