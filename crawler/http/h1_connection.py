@@ -91,10 +91,11 @@ class Connection(asyncio.BufferedProtocol):
         self.head_waiter = asyncio.get_running_loop().create_future()
         self.transport.write(head)
 
-    async def answer(self) -> tuple[int, list[tuple[bytes, bytes, bytes]]]:
+    def answer(self) -> asyncio.Future[tuple[int, list[tuple[bytes, bytes, bytes]]]]:
+        """What the answer's status and headers are awaited on (set by :meth:`send`)."""
         waiter = self.head_waiter
         assert waiter is not None
-        return await waiter
+        return waiter
 
     def reusable(self) -> bool:
         return (self.complete and self.keep_alive and self.error is None and not self.lost
