@@ -27,6 +27,7 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from crawler.config import memory_limit
 from crawler.core.errors import StorageError
 from crawler.core.records import SkippedUrl, Verdict
 from crawler.frontier.job import Job
@@ -91,23 +92,23 @@ class CrawlState(UrlIds):
         self._rows: dict[str, tuple] = {}
         # URL ids of pages whose rows are to be read ahead, together (_read_ahead)
         self._ahead: dict[int, None] = {}
-        # URL ids whose outlinks were already handed to the crawl this run.
+        # URL ids already handed to the crawl this run; past 200,000 (about 12 MB)
+        # forgotten, and one handed again is judged again, harmlessly
         self._handed: set[int] = set()
+        self._handed_kept = memory_limit("IDS_HANDED_KEPT", 200_000)
         self._pending = 0
-        # Writes of a re-crawl's 304s, of finished pages and their queue rows (and
-        # of new URLs, in UrlIds), sent to SQLite as one executemany per batch
-        # instead of statements each page: on an all-304 re-crawl those were most
-        # of the state's cost, and a third of it on a first crawl.
+        # Writes of a re-crawl's 304s, of finished pages and their queue rows (and of
+        # new URLs, in UrlIds), as one executemany a batch, not statements each page:
+        # on an all-304 re-crawl those were most of the state's cost.
         self._touched: list[tuple] = []
         self._queued: dict[int, tuple] = {}
         self._dequeued: dict[int, None] = {}
         self._skipped: list[tuple] = []
         self._saved: list[tuple] = []  # finished pages' rows
         self._last_commit = time.monotonic()
-        # Whether this run may have left URLs nothing refers to: a URL added, a page
-        # stored anew or forgotten. A run of 304s alone changes none of them, and its
-        # finish skips the pruning pass over every page's outlinks (3 % of a 304
-        # re-crawl of s10k). A run that did not finish may have added some: pruned.
+        # Whether this run may have left URLs nothing refers to (a URL added, a page
+        # stored anew or forgotten): a run of 304s alone did not, and skips pruning
+        # (3 % of a 304 re-crawl of s10k). A run that did not finish is pruned.
         self._may_orphan = self._running
         self._db.execute("BEGIN")
         # Every page row has an id below this: URLs added since have none until their
@@ -355,6 +356,8 @@ class CrawlState(UrlIds):
         unseen = set(ids)
         unseen -= self._handed
         self._handed |= unseen
+        if len(self._handed) > self._handed_kept:
+            self._handed = set()
         fresh = [url_id for url_id in dict.fromkeys(ids) if url_id in unseen]
         self._read_ahead(fresh)
         return self._urls(fresh)

@@ -27,7 +27,7 @@ def _files(out: Path) -> dict[str, bytes]:
 
 LIMITS = ("SITEMAP_CRAWLER_RECORDS_IN_MEMORY", "SITEMAP_CRAWLER_JOBS_IN_MEMORY",
           "SITEMAP_CRAWLER_URLS_KEPT_EXACTLY", "SITEMAP_CRAWLER_SKIPPED_IN_MEMORY",
-          "SITEMAP_CRAWLER_REFERRERS_IN_MEMORY")
+          "SITEMAP_CRAWLER_REFERRERS_IN_MEMORY", "SITEMAP_CRAWLER_IDS_HANDED_KEPT")
 
 
 def _run(site: RunningServer, command: str, tmp: Path, keep: str, *options: str) -> int:

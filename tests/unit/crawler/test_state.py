@@ -23,6 +23,31 @@ def page(url: str, links: list[str], etag: str | None = '"v1"') -> StoredPage:
                       datetime(2025, 1, 1, tzinfo=UTC), links)
 
 
+def test_the_links_handed_out_are_forgotten_past_their_bound(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SITEMAP_CRAWLER_IDS_HANDED_KEPT", "3")
+    pages = {f"http://h/p{n}": [f"http://h/l{n}-{k}" for k in range(2)] + ["http://h/nav"]
+             for n in range(20)}
+    state = CrawlState(tmp_path / "s.db", ROOT)
+    state.begin(resume=False)
+    for url, links in pages.items():
+        state.save(page(url, links))
+    state.finish()
+    state.close()
+    again = CrawlState(tmp_path / "s.db", ROOT)
+    again.begin(resume=False)
+    handed: list[str] = []
+    for url in pages:
+        stored = again.previous(url)
+        assert stored is not None
+        handed += again.new_outlinks(stored)
+        assert len(again._handed) <= 3  # a re-crawl of ten million pages: a bounded set
+    # every link handed out at least once; one forgotten is handed again, harmlessly
+    assert set(handed) == {link for links in pages.values() for link in links}
+    assert handed.count("http://h/nav") > 1
+    again.close()
+
+
 def test_round_trip_of_a_page_and_its_outlinks(tmp_path: Path) -> None:
     state = CrawlState(tmp_path / "s.db", ROOT)
     state.begin(resume=False)
